@@ -1,0 +1,55 @@
+/**
+ * Typed errors of @outbox/core. Each says whether retrying the same operation can
+ * succeed (`retriable`), and keeps the underlying error as `cause`.
+ */
+export class OutboxError extends Error {
+  readonly retriable: boolean;
+  constructor(message: string, options: { cause?: unknown; retriable?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.retriable = options.retriable ?? false;
+  }
+}
+
+/** The event's serialised payload is over the limit Kafka accepts (the seed's 1 MB). */
+export class PayloadTooLargeError extends OutboxError {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `payload is ${bytes} bytes, over the ${limit}-byte limit: store the blob elsewhere (object storage, a blobs table) and put a reference to it in the event`,
+    );
+  }
+}
+
+/** The payload or headers cannot be serialised to JSON (BigInt, cycles, …). */
+export class PayloadNotSerializableError extends OutboxError {}
+
+/** The event itself is malformed: missing aggregate id, empty type, bad schema, … */
+export class InvalidEventError extends OutboxError {}
+
+/** `OutboxWriter.append` was called outside a transaction: that would be a dual write. */
+export class NotInTransactionError extends OutboxError {
+  constructor() {
+    super(
+      'OutboxWriter.append must run inside the business transaction (BEGIN … COMMIT, e.g. withTransaction): outside one the event and the business write are not atomic',
+    );
+  }
+}
+
+/** An aggregate type with no topic in the relay's topic map. */
+export class UnknownAggregateTypeError extends OutboxError {
+  constructor(readonly aggregateType: string) {
+    super(`unknown aggregate type "${aggregateType}": no topic is mapped to it`);
+  }
+}
+
+/** SQLSTATE codes this package reacts to. */
+export const SqlState = {
+  uniqueViolation: '23505',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+  adminShutdown: '57P01',
+  cannotConnectNow: '57P03',
+} as const;

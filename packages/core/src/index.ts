@@ -1,0 +1,26 @@
+/**
+ * @outbox/core: the Transactional Outbox and Inbox patterns for PostgreSQL + Kafka.
+ *
+ * Write: `withTransaction(pool, c => { business write; outbox.append(c, event) })`.
+ * Relay: `new OutboxRelay({ pool, producer, topics }).start()`.
+ * Consume: `withTransaction(pool, c => handleOnce(c, delivery, effect))`.
+ */
+export * from './errors.ts';
+export { withTransaction } from './db/transaction.ts';
+export { migrate, loadMigrations, type Migration } from './migrate/migrate.ts';
+export { createLogger, silentLogger, type Logger } from './logger.ts';
+export {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  serializeEvent,
+  type OutboxEvent,
+  type SerializedEvent,
+} from './outbox/event.ts';
+export { OutboxWriter, type OutboxWriterOptions, type EventValidator, type AppendedEvent } from './outbox/writer.ts';
+export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from './relay/relay.ts';
+export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
+export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
+export { toMessage, isRowError } from './relay/publish.ts';
+export { requeue as requeueQuery, pendingStats, type OutboxRow } from './relay/sql.ts';
+export { handleOnce, inbox, type InboxDelivery, type InboxOutcome } from './inbox/inbox.ts';
+export { OutboxMetrics } from './metrics/metrics.ts';
+export { backoffMs } from './relay/backoff.ts';

@@ -1,0 +1,76 @@
+import type { Message, Producer } from 'kafkajs';
+import type { OutboxRow } from './sql.ts';
+
+/** A claimed row with the topic it goes to. */
+export interface RoutedRow {
+  row: OutboxRow;
+  topic: string;
+}
+
+/** Kafka message for an outbox row: key = aggregate_id (FIFO per aggregate), ids in headers. */
+export function toMessage(row: OutboxRow): Message {
+  return {
+    key: row.aggregate_id,
+    value: row.payload,
+    headers: {
+      ...(row.headers ?? {}),
+      event_id: row.id,
+      event_type: row.event_type,
+      event_version: String(row.event_version),
+      aggregate_type: row.aggregate_type,
+      aggregate_id: row.aggregate_id,
+    },
+  };
+}
+
+/**
+ * Produces the rows with acks = all and resolves once the broker acknowledged every
+ * one. Messages are grouped per topic in id order; kafkajs keeps that order per
+ * partition, and one send is in flight at a time, so per-key order holds.
+ */
+export async function produceRows(producer: Producer, rows: RoutedRow[], timeoutMs: number): Promise<void> {
+  const byTopic = new Map<string, Message[]>();
+  for (const { row, topic } of rows) {
+    const list = byTopic.get(topic) ?? [];
+    list.push(toMessage(row));
+    byTopic.set(topic, list);
+  }
+  await producer.sendBatch({
+    acks: -1,
+    timeout: timeoutMs,
+    topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+  });
+}
+
+// Broker answers that concern the message or its topic, not the connection: retrying
+// the same row will fail the same way, so they count against the row.
+const ROW_ERROR_TYPES = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'INVALID_TOPIC_EXCEPTION',
+  'TOPIC_AUTHORIZATION_FAILED',
+  'INVALID_RECORD',
+  'CORRUPT_MESSAGE',
+  'POLICY_VIOLATION',
+  'INVALID_REQUIRED_ACKS',
+  'UNKNOWN_TOPIC_OR_PARTITION',
+]);
+
+/** Whether a produce error is the rows' fault (bad message or topic) rather than Kafka's. */
+export function isRowError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 6; depth += 1) {
+    const err = e as { type?: string; cause?: unknown; originalError?: unknown; errors?: unknown[] };
+    if (err.type && ROW_ERROR_TYPES.has(err.type)) return true;
+    if (Array.isArray(err.errors) && err.errors.some((inner) => isRowError(inner))) return true;
+    e = err.originalError ?? err.cause;
+  }
+  return false;
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const type = (error as { type?: string }).type;
+    return type ? `${type}: ${error.message}` : `${error.name}: ${error.message}`;
+  }
+  return String(error);
+}

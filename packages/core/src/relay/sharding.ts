@@ -1,0 +1,71 @@
+import type { Pool } from 'pg';
+
+/** Number of virtual shards; must match the `shard` column of the outbox migration. */
+export const SHARD_COUNT = 64;
+
+export interface ShardAssignerOptions {
+  replicaId: string;
+  /** A replica whose heartbeat is older than this is taken for dead. */
+  ttlMs?: number;
+  /** How often a replica refreshes its heartbeat and its view of the members. */
+  heartbeatMs?: number;
+}
+
+/**
+ * Divides the 64 shards among the live relay replicas without manual numbering:
+ * each replica heartbeats into `outbox_relay_members`, sorts the live ids, and takes
+ * the shards `s` with `s % liveCount === itsIndex`. A replica that dies stops
+ * heartbeating and its shards pass to the others after `ttlMs`.
+ *
+ * This only decides who *tries* which shard. Safety comes from the per-shard
+ * advisory lock each claim takes (see lockShards): while two replicas disagree about
+ * the membership, they still cannot relay one shard at the same time.
+ */
+export class ShardAssigner {
+  readonly replicaId: string;
+  private readonly ttlMs: number;
+  private readonly heartbeatMs: number;
+  private lastBeat = 0;
+  private current: number[] = [];
+
+  constructor(
+    private readonly pool: Pool,
+    options: ShardAssignerOptions,
+  ) {
+    this.replicaId = options.replicaId;
+    this.ttlMs = options.ttlMs ?? 5_000;
+    this.heartbeatMs = options.heartbeatMs ?? 1_000;
+  }
+
+  /** The shards this replica should relay now (refreshed at most every heartbeatMs). */
+  async shards(now = Date.now()): Promise<number[]> {
+    if (now - this.lastBeat < this.heartbeatMs && this.current.length > 0) return this.current;
+    const { rows } = await this.pool.query<{ replica_id: string }>(
+      `WITH beat AS (
+         INSERT INTO outbox_relay_members (replica_id, heartbeat_at, sharded)
+         VALUES ($1, now(), true)
+         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now()
+       )
+       SELECT replica_id FROM outbox_relay_members
+       WHERE sharded AND heartbeat_at > now() - make_interval(secs => $2::float8 / 1000)`,
+      [this.replicaId, this.ttlMs],
+    );
+    // The CTE's insert is not visible to the SELECT of the same statement: add self.
+    const members = [...new Set([...rows.map((r) => r.replica_id), this.replicaId])].sort();
+    const index = members.indexOf(this.replicaId);
+    const count = members.length;
+    this.current = Array.from({ length: SHARD_COUNT }, (_, s) => s).filter((s) => s % count === index);
+    this.lastBeat = now;
+    await this.pool.query('UPDATE outbox_relay_members SET shards = $2 WHERE replica_id = $1', [
+      this.replicaId,
+      this.current,
+    ]);
+    return this.current;
+  }
+
+  /** Leaves the membership at shutdown, so the others take over at once. */
+  async leave(): Promise<void> {
+    await this.pool.query('DELETE FROM outbox_relay_members WHERE replica_id = $1', [this.replicaId]);
+    this.current = [];
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The relay's queries, one function each, returning `{ text, values }`. Values are
+ * always parameters; arrays go through unnest.
+ */
+export interface Query {
+  text: string;
+  values: unknown[];
+}
+
+export interface OutboxRow {
+  id: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  event_type: string;
+  event_version: number;
+  payload: string;
+  headers: Record<string, string> | null;
+  created_at: Date;
+  attempts: number;
+}
+
+const claimColumns = `o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.event_version,
+  o.payload::text AS payload, o.headers, o.created_at, o.attempts`;
+
+// A row is claimable when it is pending, due, and no earlier event of its aggregate is
+// still failing or dead-lettered (FIFO per aggregate holds through retries). The
+// NOT EXISTS probes outbox_blocking_idx, which only holds failing rows: cheap.
+const claimable = `o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND o.next_attempt_at <= now()
+  AND NOT EXISTS (
+    SELECT 1 FROM outbox b
+    WHERE b.aggregate_type = o.aggregate_type AND b.aggregate_id = o.aggregate_id
+      AND b.id < o.id AND b.sent_at IS NULL AND b.attempts > 0)`;
+
+/** The seed's claim: oldest pending first, rows locked by another relay skipped. */
+export function claimBatch(limit: number): Query {
+  return {
+    text: `SELECT ${claimColumns} FROM outbox o WHERE ${claimable}
+           ORDER BY o.id LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+    values: [limit],
+  };
+}
+
+/** The same claim restricted to shards this transaction holds. */
+export function claimShardBatch(shards: number[], limit: number): Query {
+  return {
+    text: `SELECT ${claimColumns} FROM outbox o WHERE o.shard = ANY($1::smallint[]) AND ${claimable}
+           ORDER BY o.id LIMIT $2 FOR UPDATE OF o SKIP LOCKED`,
+    values: [shards, limit],
+  };
+}
+
+/**
+ * Takes the transaction-scoped advisory lock of each wanted shard that is free; the
+ * locks end with the transaction. Two replicas can never relay the same shard at the
+ * same time, whatever their views of the membership.
+ */
+export function lockShards(shards: number[]): Query {
+  return {
+    text: `SELECT s::int AS shard FROM unnest($1::int[]) AS s
+           WHERE pg_try_advisory_xact_lock(hashtext('outbox_shard.' || current_schema()), s)`,
+    values: [shards],
+  };
+}
+
+/** Marks the whole batch sent in one UPDATE, remembering each row's topic. */
+export function markSent(ids: string[], topics: string[]): Query {
+  return {
+    text: `UPDATE outbox o SET sent_at = now(), topic = t.topic, error = NULL
+           FROM unnest($1::bigint[], $2::text[]) AS t(id, topic) WHERE o.id = t.id`,
+    values: [ids, topics],
+  };
+}
+
+/**
+ * Records a failure on each row: attempts + 1, the error, the next try after an
+ * exponential backoff (seconds: base * 2^attempts, capped), dead-lettered at the cap.
+ */
+export function markFailed(
+  ids: string[],
+  errors: string[],
+  opts: { baseSeconds: number; maxSeconds: number; maxAttempts: number },
+): Query {
+  return {
+    text: `UPDATE outbox o SET
+             attempts = o.attempts + 1,
+             error = left(f.error, 2000),
+             next_attempt_at = now() + make_interval(secs => least($4::float8, $3::float8 * power(2, o.attempts))),
+             dead_lettered_at = CASE WHEN o.attempts + 1 >= $5 THEN now() END
+           FROM unnest($1::bigint[], $2::text[]) AS f(id, error) WHERE o.id = f.id`,
+    values: [ids, errors, opts.baseSeconds, opts.maxSeconds, opts.maxAttempts],
+  };
+}
+
+/** Operator action: put a dead-lettered (or failing) row back in the queue, now. */
+export function requeue(ids: string[]): Query {
+  return {
+    text: `UPDATE outbox SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now()
+           WHERE id = ANY($1::bigint[]) AND sent_at IS NULL RETURNING id`,
+    values: [ids],
+  };
+}
+
+/** pending count and lag of the oldest pending row: both read the pending index only. */
+export function pendingStats(): Query {
+  return {
+    text: `SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL)::int AS pending,
+                  (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND attempts > 0 AND dead_lettered_at IS NOT NULL)::int AS dead_lettered,
+                  COALESCE(EXTRACT(EPOCH FROM now() - (
+                    SELECT created_at FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL
+                    ORDER BY id LIMIT 1)), 0)::float8 AS lag_seconds`,
+    values: [],
+  };
+}

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  InvalidEventError,
+  NotInTransactionError,
+  OutboxWriter,
+  PayloadNotSerializableError,
+  PayloadTooLargeError,
+  withTransaction,
+} from '../src/index.ts';
+import { createTestDb, type TestDb } from './support/db.ts';
+
+describe('OutboxWriter.append', () => {
+  let db: TestDb;
+  const writer = new OutboxWriter();
+  const event = (aggregateId: string, payload: unknown = { orderId: aggregateId }) => ({
+    aggregateType: 'order',
+    aggregateId,
+    eventType: 'OrderCreated',
+    payload,
+    headers: { correlationId: 'c-1' },
+  });
+
+  beforeEach(async () => {
+    db = await createTestDb();
+    await db.pool.query('CREATE TABLE orders (id TEXT PRIMARY KEY)');
+  });
+  afterEach(async () => db.close());
+
+  async function counts() {
+    const { rows } = await db.pool.query<{ orders: number; outbox: number }>(
+      'SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM outbox)::int AS outbox',
+    );
+    return rows[0];
+  }
+
+  it('commit leaves the order and exactly one outbox row', async () => {
+    await withTransaction(db.pool, async (c) => {
+      await c.query("INSERT INTO orders VALUES ('o1')");
+      await writer.append(c, event('o1'));
+    });
+    expect(await counts()).toEqual({ orders: 1, outbox: 1 });
+    const { rows } = await db.pool.query('SELECT aggregate_id, event_type, payload, headers, sent_at FROM outbox');
+    expect(rows[0]).toMatchObject({
+      aggregate_id: 'o1',
+      event_type: 'OrderCreated',
+      payload: { orderId: 'o1' },
+      headers: { correlationId: 'c-1' },
+      sent_at: null,
+    });
+  });
+
+  it('rollback of the business transaction leaves no outbox row', async () => {
+    await expect(
+      withTransaction(db.pool, async (c) => {
+        await c.query("INSERT INTO orders VALUES ('o1')");
+        await writer.append(c, event('o1'));
+        throw new Error('business rule failed');
+      }),
+    ).rejects.toThrow('business rule failed');
+    expect(await counts()).toEqual({ orders: 0, outbox: 0 });
+  });
+
+  it('refuses to run outside a transaction (that would be a dual write)', async () => {
+    await expect(writer.append(db.pool, event('o1'))).rejects.toBeInstanceOf(NotInTransactionError);
+    const client = await db.pool.connect();
+    try {
+      await expect(writer.append(client, event('o1'))).rejects.toBeInstanceOf(NotInTransactionError);
+    } finally {
+      client.release();
+    }
+    expect(await counts()).toEqual({ orders: 0, outbox: 0 });
+  });
+
+  it('appends a batch in order in one statement', async () => {
+    const ids = await withTransaction(db.pool, (c) =>
+      writer.appendBatch(c, [event('a'), event('b'), event('a')]),
+    );
+    expect(ids).toHaveLength(3);
+    const { rows } = await db.pool.query('SELECT id, aggregate_id FROM outbox ORDER BY id');
+    expect(rows.map((r) => r.aggregate_id)).toEqual(['a', 'b', 'a']);
+    expect(rows.map((r) => r.id)).toEqual(ids.map((i) => i.id));
+  });
+
+  it.each([
+    ['payload over 1 MB', event('o1', { blob: 'x'.repeat(1024 * 1024) }), PayloadTooLargeError],
+    ['payload not serialisable', event('o1', { n: 10n }), PayloadNotSerializableError],
+    ['payload with a cycle', event('o1', (() => { const a: Record<string, unknown> = {}; a.self = a; return a; })()), PayloadNotSerializableError],
+    ['missing aggregate id', { ...event('o1'), aggregateId: '' }, InvalidEventError],
+  ])('%s → typed error, business transaction rolled back', async (_name, bad, errorClass) => {
+    await expect(
+      withTransaction(db.pool, async (c) => {
+        await c.query("INSERT INTO orders VALUES ('o1')");
+        await writer.append(c, bad);
+      }),
+    ).rejects.toBeInstanceOf(errorClass);
+    expect(await counts()).toEqual({ orders: 0, outbox: 0 });
+  });
+
+  it('the too-large error says how to carry a blob instead', async () => {
+    const error = await withTransaction(db.pool, (c) =>
+      writer.append(c, event('o1', { blob: 'x'.repeat(2_000_000) })),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect((error as PayloadTooLargeError).bytes).toBeGreaterThan(2_000_000);
+    expect((error as Error).message).toMatch(/reference/);
+  });
+});
