@@ -24,3 +24,18 @@ export { requeue as requeueQuery, pendingStats, type OutboxRow } from './relay/s
 export { handleOnce, inbox, type InboxDelivery, type InboxOutcome } from './inbox/inbox.ts';
 export { OutboxMetrics } from './metrics/metrics.ts';
 export { backoffMs } from './relay/backoff.ts';
+export {
+  FailurePoints,
+  FailurePoint,
+  FAILURE_POINT_NAMES,
+  type FailurePointName,
+  type FailurePointState,
+  type FailureMode,
+  type ArmOptions,
+} from './chaos/failure-points.ts';
+export * from './events/schemas.ts';
+export { validateEvent, readEvent, latestVersion, isEventType, UnknownEventError } from './events/registry.ts';
+export { checkCompatible, type CompatibilityProblem } from './events/compatibility.ts';
+export { audit, type AuditReport, type AuditOptions } from './audit/auditor.ts';
+export { baseConfigSchema, parseConfig, pgConfig, demoTopics, maskUrl, type BaseConfig } from './config/base.ts';
+export { FaultySocketFactory } from './kafka/faulty-socket.ts';
