@@ -16,7 +16,7 @@ export class FaultySocketFactory {
 
   readonly factory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
     const socket = ssl
-      ? tls.connect(Object.assign({ host, port, servername: host }, ssl === true ? {} : ssl), onConnect)
+      ? tls.connect({ host, port, servername: host, ...ssl }, onConnect)
       : net.connect({ host, port }, onConnect);
     socket.setKeepAlive(true, 60_000);
     if (this.isDown()) {
