@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate } from '@outbox/core';
+import { fmt, summarize, type Summary } from './stats.ts';
+
+/**
+ * Writer cost of the relay's wake-up (issue scenario 4): order + outbox transactions
+ * per second, measured with pgbench, for three schemas side by side:
+ *   none — the outbox without any trigger (the relay polls);
+ *   seed — the seed's per-row `pg_notify('outbox_new', NEW.id::text)` trigger;
+ *   ours — the migration's statement-level trigger with a constant payload.
+ * A LISTEN connection is open on every channel during the runs, as the relay's is.
+ */
+export interface WakeupResult {
+  variant: 'none' | 'seed' | 'ours';
+  txPerSecond: Summary;
+}
+
+const VARIANTS = ['none', 'seed', 'ours'] as const;
+
+const SCRIPT = `\\set uid random(1, 1000000)
+BEGIN;
+INSERT INTO bench_orders (user_id, sku, quantity) VALUES (:uid, 'sku-1', 1);
+INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
+  VALUES ('order', :uid, 'OrderCreated', '{"orderId":"0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f","userId":42,"sku":"sku-1","quantity":1,"seq":1,"source":"api"}', '{"correlationId":"c"}');
+END;
+`;
+
+async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]): Promise<string> {
+  const schema = `bench_wakeup_${variant}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await migrate(pool);
+  await pool.query(
+    'CREATE TABLE bench_orders (id BIGSERIAL PRIMARY KEY, user_id INT NOT NULL, sku TEXT NOT NULL, quantity INT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+  );
+  if (variant !== 'ours') await pool.query('DROP TRIGGER outbox_notify_trigger ON outbox');
+  if (variant === 'seed') {
+    await pool.query(`CREATE FUNCTION seed_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_notify('outbox_new', NEW.id::text); RETURN NEW; END; $$`);
+    await pool.query(
+      'CREATE TRIGGER seed_outbox_notify_trigger AFTER INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION seed_outbox_notify()',
+    );
+  }
+  await pool.end();
+  return schema;
+}
+
+function pgbench(databaseUrl: string, schema: string, scriptFile: string, seconds: number, clients: number): number {
+  const result = spawnSync(
+    'pgbench',
+    ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', scriptFile, databaseUrl],
+    { encoding: 'utf8', env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` } },
+  );
+  const match = /tps = ([\d.]+)/.exec(result.stdout);
+  if (result.status !== 0 || !match) {
+    throw new Error(`pgbench failed (${result.status}): ${result.stderr || result.stdout}`);
+  }
+  return Number(match[1]);
+}
+
+/** Runs the three variants alternately, `rounds` times each. */
+export async function benchWakeup(
+  databaseUrl: string,
+  { rounds = 3, seconds = 8, clients = 8, progress = (_: string) => undefined as void } = {},
+): Promise<WakeupResult[]> {
+  if (spawnSync('pgbench', ['--version']).status !== 0) {
+    throw new Error('pgbench is not installed (apt-get install postgresql-client)');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'outbox-bench-'));
+  const scriptFile = join(dir, 'order-outbox.sql');
+  writeFileSync(scriptFile, SCRIPT);
+  const schemas = Object.fromEntries(
+    await Promise.all(VARIANTS.map(async (v) => [v, await prepare(databaseUrl, v)] as const)),
+  ) as Record<(typeof VARIANTS)[number], string>;
+
+  const listener = new pg.Client({ connectionString: databaseUrl });
+  await listener.connect();
+  await listener.query('LISTEN outbox_new');
+  await listener.query(`LISTEN "outbox_pending.${schemas.ours}"`);
+  listener.on('notification', () => undefined);
+
+  const samples: Record<string, number[]> = { none: [], seed: [], ours: [] };
+  try {
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const variant of VARIANTS) {
+        const tps = pgbench(databaseUrl, schemas[variant], scriptFile, seconds, clients);
+        samples[variant]!.push(tps);
+        progress(`wake-up round ${round}/${rounds} ${variant}: ${fmt(tps)} tx/s`);
+      }
+    }
+  } finally {
+    await listener.end();
+  }
+  return VARIANTS.map((variant) => ({ variant, txPerSecond: summarize(samples[variant]!) }));
+}
+
+export function wakeupTable(results: WakeupResult[]): string {
+  const none = results.find((r) => r.variant === 'none')!.txPerSecond.median;
+  const lines = ['| wake-up | tx/s (median) | spread | ratio to none |', '|---|---|---|---|'];
+  for (const r of results) {
+    const s = r.txPerSecond;
+    lines.push(`| ${r.variant} | ${fmt(s.median)} | ${fmt(s.min)}–${fmt(s.max)} | ${fmt((s.median / none) * 100, 1)}% |`);
+  }
+  return lines.join('\n');
+}
