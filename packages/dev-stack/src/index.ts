@@ -1,0 +1,101 @@
+/**
+ * @outbox/dev-stack: real local infrastructure without Docker (embedded PostgreSQL and a
+ * KRaft Kafka broker), plus a process supervisor for the demo's services.
+ */
+import { startKafka, stopKafka, kafkaRunning } from './kafka.ts';
+import { probeKafka } from './kafka-probe.ts';
+import { resolveContext, type StackOptions } from './options.ts';
+import { pingPostgres, postgresRunning, redact, startPostgres, stopPostgres } from './postgres.ts';
+import { readState } from './state.ts';
+
+export type { StackOptions } from './options.ts';
+export { Supervisor } from './supervisor.ts';
+export type { ServiceSpec, ServiceState, ServiceStatus, SupervisorOptions } from './supervisor.ts';
+
+/** Where the stack's parts can be reached. */
+export interface StackEndpoints {
+  databaseUrl: string;
+  kafkaBrokers: string[];
+}
+
+/** State of one part of the stack. */
+export interface PartStatus {
+  state: 'up' | 'down';
+  /** Database URL (password redacted) or comma-separated brokers; null when unknown. */
+  url: string | null;
+  /** Pid of the local process, null when external or not running. */
+  pid: number | null;
+  /** True when the part comes from DATABASE_URL / KAFKA_BROKERS rather than the data dir. */
+  external: boolean;
+}
+
+/**
+ * Starts (or reuses) PostgreSQL and Kafka and returns their endpoints. Idempotent: parts that
+ * stack.json records as running and that answer are reused, not restarted.
+ */
+export async function startStack(opts?: StackOptions): Promise<StackEndpoints> {
+  const ctx = resolveContext(opts);
+  // Sequential on purpose: both are memory-hungry on small machines and logs stay readable.
+  const postgres = await startPostgres(ctx);
+  const kafka = await startKafka(ctx);
+  return { databaseUrl: postgres.url, kafkaBrokers: kafka.brokers };
+}
+
+/** Stops the locally started parts; external ones (env overrides) are left alone. */
+export async function stopStack(opts?: StackOptions): Promise<void> {
+  const ctx = resolveContext(opts);
+  // One after the other: each rewrites stack.json (read-modify-write).
+  await stopKafka(ctx);
+  await stopPostgres(ctx);
+}
+
+/** Reports whether each part is up and where. */
+export async function stackStatus(
+  opts?: StackOptions,
+): Promise<{ postgres: PartStatus; kafka: PartStatus }> {
+  const ctx = resolveContext(opts);
+  const state = await readState(ctx.paths.stateFile);
+
+  let postgres: PartStatus;
+  if (ctx.externalDatabaseUrl) {
+    const up = await pingPostgres(ctx.externalDatabaseUrl).catch(() => false);
+    postgres = {
+      state: up ? 'up' : 'down',
+      url: redact(ctx.externalDatabaseUrl),
+      pid: null,
+      external: true,
+    };
+  } else {
+    const up = await postgresRunning(state.postgres);
+    const url = state.postgres ? redact(state.postgres.databaseUrl) : null;
+    postgres = {
+      state: up ? 'up' : 'down',
+      url,
+      pid: up ? (state.postgres?.pid ?? null) : null,
+      external: false,
+    };
+  }
+
+  let kafka: PartStatus;
+  if (ctx.externalBrokers) {
+    const up = await probeKafka(ctx.externalBrokers, false).catch(() => false);
+    kafka = {
+      state: up ? 'up' : 'down',
+      url: ctx.externalBrokers.join(','),
+      pid: null,
+      external: true,
+    };
+  } else {
+    const up = await kafkaRunning(state.kafka);
+    const url = state.kafka ? state.kafka.brokers.join(',') : null;
+    kafka = {
+      state: up ? 'up' : 'down',
+      url,
+      pid: up ? (state.kafka?.pid ?? null) : null,
+      external: false,
+    };
+  }
+  return { postgres, kafka };
+}
+
+export { findRepoRoot, stackPaths, type StackPaths } from './paths.ts';
