@@ -22,7 +22,10 @@ const versions = await (async () => {
   return { postgres: rows[0]?.v, node: process.version };
 })();
 
-const wakeup = await benchWakeup(stack.databaseUrl, quick ? { rounds: 1, seconds: 2 } : { rounds: 3, seconds: 8, progress });
+const wakeup = await benchWakeup(
+  stack.databaseUrl,
+  quick ? { rounds: 1, seconds: 2 } : { rounds: 3, seconds: 8, progress },
+);
 const report = {
   date: new Date().toISOString(),
   quick,

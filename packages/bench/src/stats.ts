@@ -13,4 +13,5 @@ export function summarize(samples: number[]): Summary {
   return { median, min: sorted[0]!, max: sorted[sorted.length - 1]!, samples };
 }
 
-export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits });

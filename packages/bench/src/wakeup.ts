@@ -53,7 +53,13 @@ async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]):
   return schema;
 }
 
-function pgbench(databaseUrl: string, schema: string, scriptFile: string, seconds: number, clients: number): number {
+function pgbench(
+  databaseUrl: string,
+  schema: string,
+  scriptFile: string,
+  seconds: number,
+  clients: number,
+): number {
   const result = spawnSync(
     'pgbench',
     ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', scriptFile, databaseUrl],
@@ -107,7 +113,9 @@ export function wakeupTable(results: WakeupResult[]): string {
   const lines = ['| wake-up | tx/s (median) | spread | ratio to none |', '|---|---|---|---|'];
   for (const r of results) {
     const s = r.txPerSecond;
-    lines.push(`| ${r.variant} | ${fmt(s.median)} | ${fmt(s.min)}–${fmt(s.max)} | ${fmt((s.median / none) * 100, 1)}% |`);
+    lines.push(
+      `| ${r.variant} | ${fmt(s.median)} | ${fmt(s.min)}–${fmt(s.max)} | ${fmt((s.median / none) * 100, 1)}% |`,
+    );
   }
   return lines.join('\n');
 }

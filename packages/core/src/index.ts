@@ -15,7 +15,12 @@ export {
   type OutboxEvent,
   type SerializedEvent,
 } from './outbox/event.ts';
-export { OutboxWriter, type OutboxWriterOptions, type EventValidator, type AppendedEvent } from './outbox/writer.ts';
+export {
+  OutboxWriter,
+  type OutboxWriterOptions,
+  type EventValidator,
+  type AppendedEvent,
+} from './outbox/writer.ts';
 export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from './relay/relay.ts';
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
 export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
@@ -34,8 +39,21 @@ export {
   type ArmOptions,
 } from './chaos/failure-points.ts';
 export * from './events/schemas.ts';
-export { validateEvent, readEvent, latestVersion, isEventType, UnknownEventError } from './events/registry.ts';
+export {
+  validateEvent,
+  readEvent,
+  latestVersion,
+  isEventType,
+  UnknownEventError,
+} from './events/registry.ts';
 export { checkCompatible, type CompatibilityProblem } from './events/compatibility.ts';
 export { audit, type AuditReport, type AuditOptions } from './audit/auditor.ts';
-export { baseConfigSchema, parseConfig, pgConfig, demoTopics, maskUrl, type BaseConfig } from './config/base.ts';
+export {
+  baseConfigSchema,
+  parseConfig,
+  pgConfig,
+  demoTopics,
+  maskUrl,
+  type BaseConfig,
+} from './config/base.ts';
 export { FaultySocketFactory } from './kafka/faulty-socket.ts';

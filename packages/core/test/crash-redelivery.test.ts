@@ -18,7 +18,9 @@ describe('relay killed after the broker ack, before UPDATE sent_at', () => {
     db = await createTestDb();
     h = new RelayHarness(db, kafka);
     topic = (await createTopics(kafka, ['orders'])).orders!;
-    await db.pool.query('CREATE TABLE reservations (order_id TEXT NOT NULL, event_id TEXT NOT NULL)');
+    await db.pool.query(
+      'CREATE TABLE test_reservations (order_id TEXT NOT NULL, event_id TEXT NOT NULL)',
+    );
   });
   afterEach(async () => {
     await h.close();
@@ -59,14 +61,25 @@ describe('relay killed after the broker ack, before UPDATE sent_at', () => {
     const outcomes = { processed: 0, duplicate: 0 };
     for (const m of delivered) {
       const outcome = await withTransaction(db.pool, (c) =>
-        handleOnce(c, { consumer: 'inventory', eventId: m.headers.event_id!, topic: m.topic, partition: m.partition, offset: m.offset }, (tx) =>
-          tx.query('INSERT INTO reservations VALUES ($1, $2)', [m.key, m.headers.event_id]),
+        handleOnce(
+          c,
+          {
+            consumer: 'inventory',
+            eventId: m.headers.event_id!,
+            topic: m.topic,
+            partition: m.partition,
+            offset: m.offset,
+          },
+          (tx) =>
+            tx.query('INSERT INTO test_reservations VALUES ($1, $2)', [m.key, m.headers.event_id]),
         ),
       );
       outcomes[outcome.status] += 1;
     }
     expect(outcomes).toEqual({ processed: 20, duplicate: 20 });
-    const { rows } = await db.pool.query('SELECT event_id, count(*)::int AS n FROM reservations GROUP BY event_id');
+    const { rows } = await db.pool.query(
+      'SELECT event_id, count(*)::int AS n FROM test_reservations GROUP BY event_id',
+    );
     expect(rows).toHaveLength(20);
     expect(rows.every((r) => r.n === 1)).toBe(true);
     expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(ids));

@@ -27,7 +27,12 @@ describe('event schemas and their evolution', () => {
     });
     expect(event.eventVersion).toBe(2);
     expect(() =>
-      validateEvent({ aggregateType: 'order', aggregateId: 'x', eventType: 'OrderCreated', payload: v1() }),
+      validateEvent({
+        aggregateType: 'order',
+        aggregateId: 'x',
+        eventType: 'OrderCreated',
+        payload: v1(),
+      }),
     ).toThrow(InvalidEventError);
     expect(() =>
       validateEvent({ aggregateType: 'order', aggregateId: 'x', eventType: 'Nope', payload: {} }),
@@ -40,9 +45,13 @@ describe('event schemas and their evolution', () => {
       eventType: 'OrderCreated',
       payload: { ...payload, source: 'unknown' },
     });
-    expect(readEvent('OrderCreated', 2, { ...payload, source: 'traffic' }).payload).toMatchObject({ source: 'traffic' });
+    expect(readEvent('OrderCreated', 2, { ...payload, source: 'traffic' }).payload).toMatchObject({
+      source: 'traffic',
+    });
     expect(() => readEvent('Unheard', 1, {})).toThrow(UnknownEventError);
-    expect(() => readEvent('OrderCreated', 1, { orderId: 'not-a-uuid' })).toThrow(InvalidEventError);
+    expect(() => readEvent('OrderCreated', 1, { orderId: 'not-a-uuid' })).toThrow(
+      InvalidEventError,
+    );
   });
 
   it('an old consumer (knows only v1) is not broken by a v2 event', () => {
@@ -60,7 +69,12 @@ describe('event schemas and their evolution', () => {
     });
     const payload = v1();
     await withTransaction(db.pool, (c) =>
-      oldWriter.append(c, { aggregateType: 'order', aggregateId: payload.orderId, eventType: 'OrderCreated', payload }),
+      oldWriter.append(c, {
+        aggregateType: 'order',
+        aggregateId: payload.orderId,
+        eventType: 'OrderCreated',
+        payload,
+      }),
     );
     // …read after the upgrade by the new consumer (v1 and v2).
     const { rows } = await db.pool.query('SELECT event_type, event_version, payload FROM outbox');

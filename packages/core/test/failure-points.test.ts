@@ -20,14 +20,18 @@ describe('FailurePoints shared through PostgreSQL', () => {
 
   it('"once" fires exactly once across replicas, and changes reach them by NOTIFY', async () => {
     await a.arm(FailurePoint.workerKillMidPublish, { mode: 'once' });
-    await waitFor(() => b.state(FailurePoint.workerKillMidPublish)?.mode === 'once', { what: 'notify' });
+    await waitFor(() => b.state(FailurePoint.workerKillMidPublish)?.mode === 'once', {
+      what: 'notify',
+    });
     const shots = await Promise.all([
       a.fire(FailurePoint.workerKillMidPublish),
       b.fire(FailurePoint.workerKillMidPublish),
       a.fire(FailurePoint.workerKillMidPublish),
     ]);
     expect(shots.filter(Boolean)).toHaveLength(1);
-    expect((await a.list()).find((s) => s.name === FailurePoint.workerKillMidPublish)).toMatchObject({
+    expect(
+      (await a.list()).find((s) => s.name === FailurePoint.workerKillMidPublish),
+    ).toMatchObject({
       mode: 'off',
       fired: 1,
     });
@@ -36,7 +40,8 @@ describe('FailurePoints shared through PostgreSQL', () => {
   it('"times" fires N times; "on" until switched off; a window ends by itself', async () => {
     await a.arm(FailurePoint.naiveNetworkDropAfterCommit, { mode: 'times', times: 3 });
     let fired = 0;
-    for (let i = 0; i < 5; i += 1) if (await a.fire(FailurePoint.naiveNetworkDropAfterCommit)) fired += 1;
+    for (let i = 0; i < 5; i += 1)
+      if (await a.fire(FailurePoint.naiveNetworkDropAfterCommit)) fired += 1;
     expect(fired).toBe(3);
 
     await a.arm(FailurePoint.consumerInboxOff, { mode: 'on' });

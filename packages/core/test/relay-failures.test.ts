@@ -48,7 +48,11 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
       orderEvent('A', 3),
       orderEvent('B', 3),
     ]);
-    const relay = await h.relay({ topics: { order: topic }, retryBaseSeconds: 0.2, retryMaxSeconds: 0.2 });
+    const relay = await h.relay({
+      topics: { order: topic },
+      retryBaseSeconds: 0.2,
+      retryMaxSeconds: 0.2,
+    });
     expect(await relay.tick()).toEqual({ claimed: 6, sent: 4, failed: 1, heldBack: 1 });
 
     expect(await row(ids[2]!)).toMatchObject({ attempts: 1, sent_at: null, backing_off: true });
@@ -64,7 +68,9 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
     await admin.connect();
     await admin.alterConfigs({
       validateOnly: false,
-      resources: [{ type: 2, name: topic, configEntries: [{ name: 'max.message.bytes', value: '1048588' }] }],
+      resources: [
+        { type: 2, name: topic, configEntries: [{ name: 'max.message.bytes', value: '1048588' }] },
+      ],
     });
     await admin.disconnect();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -130,7 +136,11 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
     // An operator requeues it: it is pending and due again.
     const requeued = await db.pool.query(requeueQuery([poison!]));
     expect(requeued.rowCount).toBe(1);
-    expect(await row(poison!)).toMatchObject({ attempts: 0, dead_lettered_at: null, backing_off: false });
+    expect(await row(poison!)).toMatchObject({
+      attempts: 0,
+      dead_lettered_at: null,
+      backing_off: false,
+    });
     expect(await relay.tick()).toMatchObject({ claimed: 1 });
   });
 });

@@ -46,13 +46,20 @@ describe('OutboxRelay', () => {
   });
 
   it('wakes on NOTIFY instead of waiting for the fallback poll', async () => {
-    const relay = await h.relay({ topics: { order: topics.orders! }, listen: db.config, pollIntervalMs: 120_000 });
+    const relay = await h.relay({
+      topics: { order: topics.orders! },
+      listen: db.config,
+      pollIntervalMs: 120_000,
+    });
     await relay.start();
     // Let the first (empty) tick run and the relay fall asleep for 2 minutes.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await h.append([orderEvent('a', 1)]);
     // Published long before the 120 s poll would have fired.
-    await waitFor(async () => (await h.pending()) === 0, { timeoutMs: 20_000, what: 'the notify wake-up' });
+    await waitFor(async () => (await h.pending()) === 0, {
+      timeoutMs: 20_000,
+      what: 'the notify wake-up',
+    });
   });
 
   it('two relays draining the same backlog publish each event exactly once', async () => {
@@ -86,7 +93,9 @@ describe('OutboxRelay', () => {
     const received = await readTopic(kafka, topics.orders!, events.length, { settleMs: 1_000 });
     expect(received).toHaveLength(events.length);
     const bySeq = new Map<string, number[]>();
-    for (const m of received.sort((x, y) => x.partition - y.partition || Number(x.offset) - Number(y.offset))) {
+    for (const m of received.sort(
+      (x, y) => x.partition - y.partition || Number(x.offset) - Number(y.offset),
+    )) {
       const list = bySeq.get(m.key) ?? [];
       list.push(JSON.parse(m.value).seq);
       bySeq.set(m.key, list);
@@ -94,11 +103,16 @@ describe('OutboxRelay', () => {
     for (const [, seqs] of bySeq) expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
     // Once every replica has seen the other two, the 64 shards are split among the
     // three, none twice.
-    const all = await waitFor(async () => {
-      const { rows } = await db.pool.query<{ shards: number[] }>('SELECT shards FROM outbox_relay_members');
-      const shards = rows.flatMap((r) => r.shards).sort((x, y) => x - y);
-      return rows.length === 3 && shards.length === 64 && shards;
-    }, { what: 'the shard split' });
+    const all = await waitFor(
+      async () => {
+        const { rows } = await db.pool.query<{ shards: number[] }>(
+          'SELECT shards FROM outbox_relay_members',
+        );
+        const shards = rows.flatMap((r) => r.shards).sort((x, y) => x - y);
+        return rows.length === 3 && shards.length === 64 && shards;
+      },
+      { what: 'the shard split' },
+    );
     expect(all).toEqual(Array.from({ length: 64 }, (_, i) => i));
   });
 
@@ -111,10 +125,13 @@ describe('OutboxRelay', () => {
     await b.stop();
     await h.append(Array.from({ length: 50 }, (_, i) => orderEvent(`k-${i}`, 0)));
     // a alone now owns every shard and drains everything.
-    await waitFor(async () => {
-      await a.tick();
-      return (await h.pending()) === 0;
-    }, { timeoutMs: 10_000, what: 'takeover of the departed replica' });
+    await waitFor(
+      async () => {
+        await a.tick();
+        return (await h.pending()) === 0;
+      },
+      { timeoutMs: 10_000, what: 'takeover of the departed replica' },
+    );
   });
 
   it('an unknown aggregate type is an error on its row; the relay goes on with the rest', async () => {
@@ -142,7 +159,9 @@ describe('OutboxRelay', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     const text = await registry.metrics();
     expect(text).toMatch(/outbox_pending 0/);
-    expect(text).toMatch(new RegExp(`outbox_published_total\\{topic="${topics.orders!.replace(/\./g, '\\.')}"\\} 3`));
+    expect(text).toMatch(
+      new RegExp(`outbox_published_total\\{topic="${topics.orders!.replace(/\./g, '\\.')}"\\} 3`),
+    );
     expect(text).toMatch(/outbox_worker_tick_duration_seconds_count 1/);
     expect(text).toMatch(/outbox_lag_seconds 0/);
   });

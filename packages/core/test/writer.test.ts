@@ -22,24 +22,26 @@ describe('OutboxWriter.append', () => {
 
   beforeEach(async () => {
     db = await createTestDb();
-    await db.pool.query('CREATE TABLE orders (id TEXT PRIMARY KEY)');
+    await db.pool.query('CREATE TABLE shop_orders (id TEXT PRIMARY KEY)');
   });
   afterEach(async () => db.close());
 
   async function counts() {
     const { rows } = await db.pool.query<{ orders: number; outbox: number }>(
-      'SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM outbox)::int AS outbox',
+      'SELECT (SELECT count(*) FROM shop_orders)::int AS orders, (SELECT count(*) FROM outbox)::int AS outbox',
     );
     return rows[0];
   }
 
   it('commit leaves the order and exactly one outbox row', async () => {
     await withTransaction(db.pool, async (c) => {
-      await c.query("INSERT INTO orders VALUES ('o1')");
+      await c.query("INSERT INTO shop_orders VALUES ('o1')");
       await writer.append(c, event('o1'));
     });
     expect(await counts()).toEqual({ orders: 1, outbox: 1 });
-    const { rows } = await db.pool.query('SELECT aggregate_id, event_type, payload, headers, sent_at FROM outbox');
+    const { rows } = await db.pool.query(
+      'SELECT aggregate_id, event_type, payload, headers, sent_at FROM outbox',
+    );
     expect(rows[0]).toMatchObject({
       aggregate_id: 'o1',
       event_type: 'OrderCreated',
@@ -52,7 +54,7 @@ describe('OutboxWriter.append', () => {
   it('rollback of the business transaction leaves no outbox row', async () => {
     await expect(
       withTransaction(db.pool, async (c) => {
-        await c.query("INSERT INTO orders VALUES ('o1')");
+        await c.query("INSERT INTO shop_orders VALUES ('o1')");
         await writer.append(c, event('o1'));
         throw new Error('business rule failed');
       }),
@@ -64,7 +66,9 @@ describe('OutboxWriter.append', () => {
     await expect(writer.append(db.pool, event('o1'))).rejects.toBeInstanceOf(NotInTransactionError);
     const client = await db.pool.connect();
     try {
-      await expect(writer.append(client, event('o1'))).rejects.toBeInstanceOf(NotInTransactionError);
+      await expect(writer.append(client, event('o1'))).rejects.toBeInstanceOf(
+        NotInTransactionError,
+      );
     } finally {
       client.release();
     }
@@ -84,12 +88,23 @@ describe('OutboxWriter.append', () => {
   it.each([
     ['payload over 1 MB', event('o1', { blob: 'x'.repeat(1024 * 1024) }), PayloadTooLargeError],
     ['payload not serialisable', event('o1', { n: 10n }), PayloadNotSerializableError],
-    ['payload with a cycle', event('o1', (() => { const a: Record<string, unknown> = {}; a.self = a; return a; })()), PayloadNotSerializableError],
+    [
+      'payload with a cycle',
+      event(
+        'o1',
+        (() => {
+          const a: Record<string, unknown> = {};
+          a.self = a;
+          return a;
+        })(),
+      ),
+      PayloadNotSerializableError,
+    ],
     ['missing aggregate id', { ...event('o1'), aggregateId: '' }, InvalidEventError],
   ])('%s → typed error, business transaction rolled back', async (_name, bad, errorClass) => {
     await expect(
       withTransaction(db.pool, async (c) => {
-        await c.query("INSERT INTO orders VALUES ('o1')");
+        await c.query("INSERT INTO shop_orders VALUES ('o1')");
         await writer.append(c, bad);
       }),
     ).rejects.toBeInstanceOf(errorClass);

@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { audit, FAILURE_POINT_NAMES, FailurePoints, type FailureMode, type FailurePointName } from '@outbox/core';
+import {
+  audit,
+  FAILURE_POINT_NAMES,
+  FailurePoints,
+  type FailureMode,
+  type FailurePointName,
+} from '@outbox/core';
 import { startStack } from '@outbox/dev-stack';
 
 /**
@@ -18,23 +24,34 @@ const points = new FailurePoints(pool);
 try {
   if (command === 'list') {
     for (const s of await points.list()) {
-      console.log(`${s.name.padEnd(38)} ${s.mode.padEnd(6)} remaining=${s.remaining} fired=${s.fired} ${JSON.stringify(s.params)}`);
+      console.log(
+        `${s.name.padEnd(38)} ${s.mode.padEnd(6)} remaining=${s.remaining} fired=${s.fired} ${JSON.stringify(s.params)}`,
+      );
     }
   } else if (command === 'arm') {
     if (!FAILURE_POINT_NAMES.includes(name as FailurePointName)) {
       throw new Error(`unknown failure point "${name}"; one of: ${FAILURE_POINT_NAMES.join(', ')}`);
     }
-    if (!['once', 'times', 'on', 'off'].includes(mode ?? '')) throw new Error('mode must be once, times N, on or off');
+    if (!['once', 'times', 'on', 'off'].includes(mode ?? ''))
+      throw new Error('mode must be once, times N, on or off');
     const times = mode === 'times' ? Number(rest[0]) : undefined;
     const secondsAt = rest.indexOf('--seconds');
     const seconds = secondsAt >= 0 ? Number(rest[secondsAt + 1]) : undefined;
     const params = seconds ? { until: Date.now() + seconds * 1000, seconds } : {};
-    const state = await points.arm(name as FailurePointName, { mode: mode as FailureMode, times, params });
-    console.log(`${state.name}: ${state.mode}${times ? ` ×${times}` : ''}${seconds ? ` for ${seconds}s` : ''}`);
+    const state = await points.arm(name as FailurePointName, {
+      mode: mode as FailureMode,
+      times,
+      params,
+    });
+    console.log(
+      `${state.name}: ${state.mode}${times ? ` ×${times}` : ''}${seconds ? ` for ${seconds}s` : ''}`,
+    );
   } else if (command === 'audit') {
     console.log(JSON.stringify(await audit(pool, { settleSeconds: 5 }), null, 2));
   } else {
-    console.error('usage: chaos list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit');
+    console.error(
+      'usage: chaos list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit',
+    );
     process.exitCode = 2;
   }
 } catch (error) {

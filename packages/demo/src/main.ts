@@ -29,7 +29,11 @@ const pool = new pg.Pool({ connectionString: stack.databaseUrl });
 await migrate(pool);
 await seedInventory(pool);
 
-const env = { ...process.env, DATABASE_URL: stack.databaseUrl, KAFKA_BROKERS: stack.kafkaBrokers.join(',') };
+const env = {
+  ...process.env,
+  DATABASE_URL: stack.databaseUrl,
+  KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+};
 const ports = { orderApi: 3001, worker1: 3002, worker2: 3003, consumer: 3004 };
 const supervisor = new Supervisor({ logDir: join(root, '.data', 'logs'), log });
 const service = (name: string, dir: string, extra: Record<string, string>) =>
@@ -41,14 +45,22 @@ const service = (name: string, dir: string, extra: Record<string, string>) =>
     env: { ...env, ...extra },
   });
 service('order-api', 'order-api', { PORT: String(ports.orderApi) });
-service('publisher-worker-1', 'publisher-worker', { PORT: String(ports.worker1), REPLICA_ID: 'worker-1' });
-service('publisher-worker-2', 'publisher-worker', { PORT: String(ports.worker2), REPLICA_ID: 'worker-2' });
+service('publisher-worker-1', 'publisher-worker', {
+  PORT: String(ports.worker1),
+  REPLICA_ID: 'worker-1',
+});
+service('publisher-worker-2', 'publisher-worker', {
+  PORT: String(ports.worker2),
+  REPLICA_ID: 'worker-2',
+});
 service('inventory-consumer', 'inventory-consumer', { PORT: String(ports.consumer) });
 
 log(`PostgreSQL  ${maskUrl(stack.databaseUrl)}`);
 log(`Kafka       ${stack.kafkaBrokers.join(',')} (topic ${demoTopics().orders})`);
 log(`order-api   http://127.0.0.1:${ports.orderApi}  (POST /orders, GET /orders/:id, /metrics)`);
-log(`workers     http://127.0.0.1:${ports.worker1}/metrics  http://127.0.0.1:${ports.worker2}/metrics`);
+log(
+  `workers     http://127.0.0.1:${ports.worker1}/metrics  http://127.0.0.1:${ports.worker2}/metrics`,
+);
 log(`consumer    http://127.0.0.1:${ports.consumer}/metrics`);
 log(`logs        ${join(root, '.data', 'logs')}`);
 log('failure points: npm run chaos -- list | arm <name> [once|times N|on|off] [--seconds N]');
@@ -81,4 +93,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void shutdown(signal).then(() => process.exit(0));
   });
 }
-if (seconds !== undefined) setTimeout(() => void shutdown(`--seconds ${seconds}`).then(() => process.exit(0)), seconds * 1000);
+if (seconds !== undefined)
+  setTimeout(
+    () => void shutdown(`--seconds ${seconds}`).then(() => process.exit(0)),
+    seconds * 1000,
+  );

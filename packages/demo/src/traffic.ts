@@ -50,7 +50,8 @@ export class TrafficGenerator {
       const { orderId } = (await res.json()) as { orderId: string };
       const roll = Math.random();
       if (roll < 0.5) await fetch(`${this.orderApiUrl}/orders/${orderId}/pay`, { method: 'POST' });
-      if (roll < 0.2) await fetch(`${this.orderApiUrl}/orders/${orderId}/cancel`, { method: 'POST' });
+      if (roll < 0.2)
+        await fetch(`${this.orderApiUrl}/orders/${orderId}/cancel`, { method: 'POST' });
     } catch {
       this.failed += 1;
     }

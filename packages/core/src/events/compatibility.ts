@@ -6,11 +6,21 @@ export interface CompatibilityProblem {
   detail: string;
 }
 
-type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; required?: string[]; [k: string]: unknown };
+type JsonSchema = {
+  type?: unknown;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  [k: string]: unknown;
+};
 
 function shape(schema: JsonSchema): string {
   // Compare what a consumer relies on: the type (and format/enum, when present).
-  return JSON.stringify({ type: schema.type, format: schema.format, enum: schema.enum, anyOf: schema.anyOf });
+  return JSON.stringify({
+    type: schema.type,
+    format: schema.format,
+    enum: schema.enum,
+    anyOf: schema.anyOf,
+  });
 }
 
 /**
@@ -28,14 +38,27 @@ export function checkCompatible(previous: z.ZodObject, next: z.ZodObject): Compa
   for (const [field, before] of Object.entries(a.properties ?? {})) {
     const after = b.properties?.[field];
     if (!after) {
-      if (requiredBefore.has(field)) problems.push({ field, problem: 'removed', detail: `required field "${field}" was removed` });
+      if (requiredBefore.has(field))
+        problems.push({
+          field,
+          problem: 'removed',
+          detail: `required field "${field}" was removed`,
+        });
       continue;
     }
     if (shape(before) !== shape(after)) {
-      problems.push({ field, problem: 'retyped', detail: `"${field}" changed from ${shape(before)} to ${shape(after)}` });
+      problems.push({
+        field,
+        problem: 'retyped',
+        detail: `"${field}" changed from ${shape(before)} to ${shape(after)}`,
+      });
     }
     if (requiredBefore.has(field) && !requiredAfter.has(field)) {
-      problems.push({ field, problem: 'removed', detail: `required field "${field}" became optional` });
+      problems.push({
+        field,
+        problem: 'removed',
+        detail: `required field "${field}" became optional`,
+      });
     }
   }
   return problems;

@@ -6,11 +6,17 @@ import { eventSchemas, type EventType, type OrderEvent } from './schemas.ts';
 type Schemas = Record<string, Record<number, z.ZodObject>>;
 
 /** Upcasters: turn version N of a payload into version N+1. */
-const upcasters: Record<string, Record<number, (payload: Record<string, unknown>) => Record<string, unknown>>> = {
+const upcasters: Record<
+  string,
+  Record<number, (payload: Record<string, unknown>) => Record<string, unknown>>
+> = {
   OrderCreated: { 1: (p) => ({ ...p, source: 'unknown' }) },
 };
 
-export function latestVersion(eventType: string, schemas: Schemas = eventSchemas): number | undefined {
+export function latestVersion(
+  eventType: string,
+  schemas: Schemas = eventSchemas,
+): number | undefined {
   const versions = Object.keys(schemas[eventType] ?? {}).map(Number);
   return versions.length ? Math.max(...versions) : undefined;
 }
@@ -26,7 +32,9 @@ export function validateEvent(event: OutboxEvent, schemas: Schemas = eventSchema
   if (!schema) throw new InvalidEventError(`no schema for ${event.eventType} v${version ?? '?'}`);
   const parsed = schema.safeParse(event.payload);
   if (!parsed.success) {
-    throw new InvalidEventError(`${event.eventType} v${version} payload is invalid: ${parsed.error.message}`);
+    throw new InvalidEventError(
+      `${event.eventType} v${version} payload is invalid: ${parsed.error.message}`,
+    );
   }
   return { ...event, eventVersion: version, payload: parsed.data };
 }
@@ -52,7 +60,10 @@ export function readEvent(
   const initial = schemas[eventType]?.[v];
   if (!initial) throw new UnknownEventError(`unknown version ${version} of ${eventType}`);
   const first = initial.safeParse(current);
-  if (!first.success) throw new InvalidEventError(`${eventType} v${version} payload is invalid: ${first.error.message}`);
+  if (!first.success)
+    throw new InvalidEventError(
+      `${eventType} v${version} payload is invalid: ${first.error.message}`,
+    );
   current = first.data as Record<string, unknown>;
   while (v < latest) {
     const up = upcasters[eventType]?.[v];

@@ -27,7 +27,13 @@ export async function handleOnce<T>(
   const inserted = await client.query(
     `INSERT INTO inbox (consumer, event_id, topic, kafka_partition, kafka_offset)
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (consumer, event_id) DO NOTHING`,
-    [delivery.consumer, delivery.eventId, delivery.topic, delivery.partition ?? null, delivery.offset ?? null],
+    [
+      delivery.consumer,
+      delivery.eventId,
+      delivery.topic,
+      delivery.partition ?? null,
+      delivery.offset ?? null,
+    ],
   );
   if (inserted.rowCount === 0) return { status: 'duplicate' };
   return { status: 'processed', result: await fn(client) };

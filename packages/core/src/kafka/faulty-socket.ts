@@ -20,9 +20,12 @@ export class FaultySocketFactory {
       : net.connect({ host, port }, onConnect);
     socket.setKeepAlive(true, 60_000);
     if (this.isDown()) {
-      const refused = Object.assign(new Error(`connect ECONNREFUSED ${host}:${port} (simulated outage)`), {
-        code: 'ECONNREFUSED',
-      });
+      const refused = Object.assign(
+        new Error(`connect ECONNREFUSED ${host}:${port} (simulated outage)`),
+        {
+          code: 'ECONNREFUSED',
+        },
+      );
       process.nextTick(() => socket.destroy(refused));
       return socket;
     }
@@ -35,7 +38,11 @@ export class FaultySocketFactory {
   cut(): number {
     const n = this.open.size;
     for (const socket of this.open) {
-      socket.destroy(Object.assign(new Error('connection reset (simulated network drop)'), { code: 'ECONNRESET' }));
+      socket.destroy(
+        Object.assign(new Error('connection reset (simulated network drop)'), {
+          code: 'ECONNRESET',
+        }),
+      );
     }
     this.open.clear();
     return n;

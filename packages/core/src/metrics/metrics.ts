@@ -37,7 +37,9 @@ export class OutboxMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
-    let stats: Promise<{ pending: number; dead_lettered: number; lag_seconds: number } | undefined> | undefined;
+    let stats:
+      | Promise<{ pending: number; dead_lettered: number; lag_seconds: number } | undefined>
+      | undefined;
     // One query per scrape for the three gauges, whichever is collected first.
     const readStats = () => {
       stats ??= pool

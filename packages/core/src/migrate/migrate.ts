@@ -34,10 +34,7 @@ export async function loadMigrations(dir = defaultDir): Promise<Migration[]> {
  *
  * @returns the versions applied by this call.
  */
-export async function migrate(
-  pool: Pool,
-  migrations?: Migration[],
-): Promise<number[]> {
+export async function migrate(pool: Pool, migrations?: Migration[]): Promise<number[]> {
   const all = migrations ?? (await loadMigrations());
   const applied: number[] = [];
   for (const migration of all) {

@@ -39,7 +39,9 @@ function toJson(value: unknown, what: string): string {
     throw new PayloadNotSerializableError(`${what} cannot be serialised to JSON`, { cause });
   }
   if (json === undefined) {
-    throw new PayloadNotSerializableError(`${what} serialises to nothing (undefined or a function)`);
+    throw new PayloadNotSerializableError(
+      `${what} serialises to nothing (undefined or a function)`,
+    );
   }
   return json;
 }
@@ -64,7 +66,9 @@ export function serializeEvent(event: OutboxEvent, maxPayloadBytes: number): Ser
   const payloadJson = toJson(event.payload, 'payload');
   // JSONB cannot store \u0000; PostgreSQL would reject the row with a less clear error.
   if (payloadJson.includes('\\u0000')) {
-    throw new PayloadNotSerializableError('payload contains a NUL character, which JSONB cannot store');
+    throw new PayloadNotSerializableError(
+      'payload contains a NUL character, which JSONB cannot store',
+    );
   }
   const bytes = Buffer.byteLength(payloadJson, 'utf8');
   if (bytes > maxPayloadBytes) throw new PayloadTooLargeError(bytes, maxPayloadBytes);

@@ -28,7 +28,11 @@ export function toMessage(row: OutboxRow): Message {
  * one. Messages are grouped per topic in id order; kafkajs keeps that order per
  * partition, and one send is in flight at a time, so per-key order holds.
  */
-export async function produceRows(producer: Producer, rows: RoutedRow[], timeoutMs: number): Promise<void> {
+export async function produceRows(
+  producer: Producer,
+  rows: RoutedRow[],
+  timeoutMs: number,
+): Promise<void> {
   const byTopic = new Map<string, Message[]>();
   for (const { row, topic } of rows) {
     const list = byTopic.get(topic) ?? [];
@@ -59,7 +63,12 @@ const ROW_ERROR_TYPES = new Set([
 /** Whether a produce error is the rows' fault (bad message or topic) rather than Kafka's. */
 export function isRowError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 6; depth += 1) {
-    const err = e as { type?: string; cause?: unknown; originalError?: unknown; errors?: unknown[] };
+    const err = e as {
+      type?: string;
+      cause?: unknown;
+      originalError?: unknown;
+      errors?: unknown[];
+    };
     if (err.type && ROW_ERROR_TYPES.has(err.type)) return true;
     if (Array.isArray(err.errors) && err.errors.some((inner) => isRowError(inner))) return true;
     e = err.originalError ?? err.cause;

@@ -10,7 +10,14 @@ import type { OutboxMetrics } from '../metrics/metrics.ts';
 import { backoffMs } from './backoff.ts';
 import { describeError, isRowError, produceRows, type RoutedRow } from './publish.ts';
 import { ShardAssigner } from './sharding.ts';
-import { claimBatch, claimShardBatch, lockShards, markFailed, markSent, type OutboxRow } from './sql.ts';
+import {
+  claimBatch,
+  claimShardBatch,
+  lockShards,
+  markFailed,
+  markSent,
+  type OutboxRow,
+} from './sql.ts';
 import { resolveTopic, type TopicMap } from './topics.ts';
 import { WakeUpListener } from './wakeup.ts';
 
@@ -66,7 +73,14 @@ export class OutboxRelay {
   private readonly opts: Required<
     Pick<
       RelayOptions,
-      'batchSize' | 'pollIntervalMs' | 'sharded' | 'maxAttempts' | 'retryBaseSeconds' | 'retryMaxSeconds' | 'produceTimeoutMs' | 'shutdownTimeoutMs'
+      | 'batchSize'
+      | 'pollIntervalMs'
+      | 'sharded'
+      | 'maxAttempts'
+      | 'retryBaseSeconds'
+      | 'retryMaxSeconds'
+      | 'produceTimeoutMs'
+      | 'shutdownTimeoutMs'
     >
   >;
   private readonly log: Logger;
@@ -91,8 +105,10 @@ export class OutboxRelay {
       shutdownTimeoutMs: options.shutdownTimeoutMs ?? 30_000,
     };
     this.log = (options.log ?? silentLogger).child({ replicaId: this.replicaId });
-    if (this.opts.sharded) this.assigner = new ShardAssigner(options.pool, { replicaId: this.replicaId });
-    if (options.listen) this.listener = new WakeUpListener(options.listen, () => this.notify(), this.log);
+    if (this.opts.sharded)
+      this.assigner = new ShardAssigner(options.pool, { replicaId: this.replicaId });
+    if (options.listen)
+      this.listener = new WakeUpListener(options.listen, () => this.notify(), this.log);
   }
 
   /** Starts the loop; resolves once the wake-up listener is connected (or retrying). */
@@ -157,12 +173,18 @@ export class OutboxRelay {
     }
   }
 
-  private async relayBatch(client: PoolClient, wantedShards: number[] | undefined): Promise<TickResult> {
+  private async relayBatch(
+    client: PoolClient,
+    wantedShards: number[] | undefined,
+  ): Promise<TickResult> {
     let query = claimBatch(this.opts.batchSize);
     if (wantedShards) {
       const locked = await client.query<{ shard: number }>(lockShards(wantedShards));
       if (locked.rows.length === 0) return { claimed: 0, sent: 0, failed: 0, heldBack: 0 };
-      query = claimShardBatch(locked.rows.map((r) => r.shard), this.opts.batchSize);
+      query = claimShardBatch(
+        locked.rows.map((r) => r.shard),
+        this.opts.batchSize,
+      );
     }
     const { rows } = await client.query<OutboxRow>(query);
     if (rows.length === 0) return { claimed: 0, sent: 0, failed: 0, heldBack: 0 };
@@ -188,20 +210,36 @@ export class OutboxRelay {
 
     if (sent.length > 0) {
       await this.options.hooks?.afterPublish?.(sent.map((s) => s.row));
-      await client.query(markSent(sent.map((s) => s.row.id), sent.map((s) => s.topic)));
+      await client.query(
+        markSent(
+          sent.map((s) => s.row.id),
+          sent.map((s) => s.topic),
+        ),
+      );
     }
     if (failures.length > 0) {
       await client.query(
         markFailed(
           failures.map((f) => f.row.id),
           failures.map((f) => f.error),
-          { baseSeconds: this.opts.retryBaseSeconds, maxSeconds: this.opts.retryMaxSeconds, maxAttempts: this.opts.maxAttempts },
+          {
+            baseSeconds: this.opts.retryBaseSeconds,
+            maxSeconds: this.opts.retryMaxSeconds,
+            maxAttempts: this.opts.maxAttempts,
+          },
         ),
       );
       for (const f of failures) {
         this.log.warn(
-          { outboxId: f.row.id, aggregateId: f.row.aggregate_id, attempts: f.row.attempts + 1, error: f.error },
-          f.row.attempts + 1 >= this.opts.maxAttempts ? 'outbox event dead-lettered' : 'outbox event failed; will retry',
+          {
+            outboxId: f.row.id,
+            aggregateId: f.row.aggregate_id,
+            attempts: f.row.attempts + 1,
+            error: f.error,
+          },
+          f.row.attempts + 1 >= this.opts.maxAttempts
+            ? 'outbox event dead-lettered'
+            : 'outbox event failed; will retry',
         );
       }
       this.options.metrics?.publishErrors.inc({ kind: 'row' }, failures.length);
@@ -227,7 +265,10 @@ export class OutboxRelay {
       return routed;
     } catch (error) {
       if (!isRowError(error)) throw error;
-      this.log.warn({ err: error, rows: routed.length }, 'Kafka refused the batch; isolating the rows at fault');
+      this.log.warn(
+        { err: error, rows: routed.length },
+        'Kafka refused the batch; isolating the rows at fault',
+      );
     }
     const sent: RoutedRow[] = [];
     for (const r of routed) {
@@ -266,7 +307,9 @@ export class OutboxRelay {
         clearTimeout(timer);
       }
       await this.listener?.stop();
-      await this.assigner?.leave().catch((error: unknown) => this.log.warn({ err: error }, 'could not leave membership'));
+      await this.assigner
+        ?.leave()
+        .catch((error: unknown) => this.log.warn({ err: error }, 'could not leave membership'));
     })();
     return this.stopped;
   }

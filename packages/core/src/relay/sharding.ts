@@ -54,7 +54,9 @@ export class ShardAssigner {
     const members = [...new Set([...rows.map((r) => r.replica_id), this.replicaId])].sort();
     const index = members.indexOf(this.replicaId);
     const count = members.length;
-    this.current = Array.from({ length: SHARD_COUNT }, (_, s) => s).filter((s) => s % count === index);
+    this.current = Array.from({ length: SHARD_COUNT }, (_, s) => s).filter(
+      (s) => s % count === index,
+    );
     this.lastBeat = now;
     await this.pool.query('UPDATE outbox_relay_members SET shards = $2 WHERE replica_id = $1', [
       this.replicaId,
@@ -65,7 +67,9 @@ export class ShardAssigner {
 
   /** Leaves the membership at shutdown, so the others take over at once. */
   async leave(): Promise<void> {
-    await this.pool.query('DELETE FROM outbox_relay_members WHERE replica_id = $1', [this.replicaId]);
+    await this.pool.query('DELETE FROM outbox_relay_members WHERE replica_id = $1', [
+      this.replicaId,
+    ]);
     this.current = [];
   }
 }

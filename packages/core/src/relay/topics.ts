@@ -3,7 +3,8 @@
  * (`{ order: 'orders.events' }`) or a function; `undefined` means "unknown", which
  * the relay records as an error on the row rather than crashing.
  */
-export type TopicMap = Readonly<Record<string, string>> | ((aggregateType: string) => string | undefined);
+export type TopicMap =
+  Readonly<Record<string, string>> | ((aggregateType: string) => string | undefined);
 
 export function resolveTopic(map: TopicMap, aggregateType: string): string | undefined {
   if (typeof map === 'function') return map(aggregateType);

@@ -54,10 +54,13 @@ export class WakeUpListener {
     this.client = undefined;
     void old?.end().catch(() => undefined);
     this.failures += 1;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.connect();
-    }, backoffMs(this.failures, 200, 10_000));
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        void this.connect();
+      },
+      backoffMs(this.failures, 200, 10_000),
+    );
   }
 
   async stop(): Promise<void> {

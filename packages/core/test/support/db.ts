@@ -22,7 +22,10 @@ export async function createTestDb(options: { migrate?: boolean } = {}): Promise
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const config: pg.ClientConfig = { connectionString: databaseUrl, options: `-c search_path=${schema}` };
+  const config: pg.ClientConfig = {
+    connectionString: databaseUrl,
+    options: `-c search_path=${schema}`,
+  };
   const pool = new pg.Pool({ ...config, max: 10 });
   pool.on('error', () => undefined);
   if (options.migrate !== false) await migrate(pool);

@@ -35,7 +35,8 @@ export interface Received {
 
 function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers ?? {})) out[k] = Array.isArray(v) ? String(v[0]) : String(v);
+  for (const [k, v] of Object.entries(headers ?? {}))
+    out[k] = Array.isArray(v) ? String(v[0]) : String(v);
   return out;
 }
 
@@ -49,7 +50,9 @@ export async function readTopic(
   count: number,
   { timeoutMs = 30_000, settleMs = 500 } = {},
 ): Promise<Received[]> {
-  const consumer: Consumer = kafka.consumer({ groupId: `reader-${randomBytes(4).toString('hex')}` });
+  const consumer: Consumer = kafka.consumer({
+    groupId: `reader-${randomBytes(4).toString('hex')}`,
+  });
   const received: Received[] = [];
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });

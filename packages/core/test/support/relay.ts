@@ -1,5 +1,11 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { OutboxRelay, OutboxWriter, withTransaction, type OutboxEvent, type RelayOptions } from '../../src/index.ts';
+import {
+  OutboxRelay,
+  OutboxWriter,
+  withTransaction,
+  type OutboxEvent,
+  type RelayOptions,
+} from '../../src/index.ts';
 import type { TestDb } from './db.ts';
 
 /** Connected producers and started relays of one test, closed together. */
@@ -20,7 +26,9 @@ export class RelayHarness {
     return producer;
   }
 
-  async relay(options: Omit<RelayOptions, 'pool' | 'producer'> & { producer?: Producer }): Promise<OutboxRelay> {
+  async relay(
+    options: Omit<RelayOptions, 'pool' | 'producer'> & { producer?: Producer },
+  ): Promise<OutboxRelay> {
     const relay = new OutboxRelay({
       pool: this.db.pool,
       producer: options.producer ?? (await this.producer()),
@@ -49,7 +57,11 @@ export class RelayHarness {
   }
 }
 
-export function orderEvent(aggregateId: string, seq: number, extra: Record<string, unknown> = {}): OutboxEvent {
+export function orderEvent(
+  aggregateId: string,
+  seq: number,
+  extra: Record<string, unknown> = {},
+): OutboxEvent {
   return {
     aggregateType: 'order',
     aggregateId,
