@@ -11,15 +11,17 @@ import { fmt, summarize, type Summary } from './stats.ts';
  * per second, measured with pgbench, for three schemas side by side:
  *   none — the outbox without any trigger (the relay polls);
  *   seed — the seed's per-row `pg_notify('outbox_new', NEW.id::text)` trigger;
- *   ours — the migration's statement-level trigger with a constant payload.
+ *   ours — our trigger while the relay is busy (it notifies only while a relay sleeps);
+ *   ours-idle — our trigger with a relay asleep: one notification per transaction, the
+ *               cost writers pay only when the relay has nothing to do.
  * A LISTEN connection is open on every channel during the runs, as the relay's is.
  */
 export interface WakeupResult {
-  variant: 'none' | 'seed' | 'ours';
+  variant: (typeof VARIANTS)[number];
   txPerSecond: Summary;
 }
 
-const VARIANTS = ['none', 'seed', 'ours'] as const;
+const VARIANTS = ['none', 'seed', 'ours', 'ours-idle'] as const;
 
 const SCRIPT = `\\set uid random(1, 1000000)
 BEGIN;
@@ -30,7 +32,7 @@ END;
 `;
 
 async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]): Promise<string> {
-  const schema = `bench_wakeup_${variant}`;
+  const schema = `bench_wakeup_${variant.replace('-', '_')}`;
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -41,7 +43,13 @@ async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]):
   await pool.query(
     'CREATE TABLE bench_orders (id BIGSERIAL PRIMARY KEY, user_id INT NOT NULL, sku TEXT NOT NULL, quantity INT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())',
   );
-  if (variant !== 'ours') await pool.query('DROP TRIGGER outbox_notify_trigger ON outbox');
+  if (!variant.startsWith('ours')) await pool.query('DROP TRIGGER outbox_notify_trigger ON outbox');
+  if (variant === 'ours-idle') {
+    // A relay asleep; its heartbeat is kept fresh below while pgbench runs.
+    await pool.query(
+      "INSERT INTO outbox_relay_members (replica_id, sleeping) VALUES ('bench-idle', true)",
+    );
+  }
   if (variant === 'seed') {
     await pool.query(`CREATE FUNCTION seed_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_notify('outbox_new', NEW.id::text); RETURN NEW; END; $$`);
@@ -91,9 +99,15 @@ export async function benchWakeup(
   await listener.connect();
   await listener.query('LISTEN outbox_new');
   await listener.query(`LISTEN "outbox_pending.${schemas.ours}"`);
+  await listener.query(`LISTEN "outbox_pending.${schemas['ours-idle']}"`);
+  const heartbeat = setInterval(() => {
+    void listener
+      .query(`UPDATE ${schemas['ours-idle']}.outbox_relay_members SET heartbeat_at = now()`)
+      .catch(() => undefined);
+  }, 5_000);
   listener.on('notification', () => undefined);
 
-  const samples: Record<string, number[]> = { none: [], seed: [], ours: [] };
+  const samples: Record<string, number[]> = Object.fromEntries(VARIANTS.map((v) => [v, []]));
   try {
     for (let round = 1; round <= rounds; round += 1) {
       for (const variant of VARIANTS) {
@@ -103,6 +117,7 @@ export async function benchWakeup(
       }
     }
   } finally {
+    clearInterval(heartbeat);
     await listener.end();
   }
   return VARIANTS.map((variant) => ({ variant, txPerSecond: summarize(samples[variant]!) }));

@@ -139,8 +139,35 @@ export class OutboxRelay {
         await this.sleep(backoffMs(failures, 250, 10_000));
         continue;
       }
-      if (result.claimed === 0) await this.sleep(this.opts.pollIntervalMs);
+      if (result.claimed > 0) continue;
+      if (!this.listener) {
+        await this.sleep(this.opts.pollIntervalMs);
+        continue;
+      }
+      // Ask writers for a NOTIFY, then look once more: a row committed before the flag
+      // was visible is found now, one committed after it sends a notification.
+      try {
+        await this.markSleeping(true);
+        if ((await this.tick()).claimed > 0) {
+          await this.markSleeping(false);
+          continue;
+        }
+        await this.sleep(this.opts.pollIntervalMs);
+        await this.markSleeping(false);
+      } catch (error) {
+        this.log.warn({ err: error }, 'could not switch the wake-up flag; polling');
+        await this.sleep(this.opts.pollIntervalMs);
+      }
     }
+  }
+
+  /** See migration 000003: writers notify only while some relay is asleep. */
+  private async markSleeping(sleeping: boolean): Promise<void> {
+    await this.options.pool.query(
+      `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping) VALUES ($1, $2, $3)
+       ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, heartbeat_at = now()`,
+      [this.replicaId, this.opts.sharded, sleeping],
+    );
   }
 
   private sleep(ms: number): Promise<void> {
