@@ -68,11 +68,14 @@ if (missing.length > 0)
   log(`not built yet, not started: ${missing.join(', ')} (the stack is up and migrated)`);
 log(`PostgreSQL  ${maskUrl(stack.databaseUrl)}`);
 log(`Kafka       ${stack.kafkaBrokers.join(',')} (topic ${demoTopics().orders})`);
-log(`order-api   http://127.0.0.1:${ports.orderApi}  (POST /orders, GET /orders/:id, /metrics)`);
-log(
-  `workers     http://127.0.0.1:${ports.worker1}/metrics  http://127.0.0.1:${ports.worker2}/metrics`,
-);
-log(`consumer    http://127.0.0.1:${ports.consumer}/metrics`);
+const started = (name: string) => !missing.includes(name);
+if (started('order-api'))
+  log(`order-api   http://127.0.0.1:${ports.orderApi}  (POST /orders, GET /orders/:id, /metrics)`);
+if (started('publisher-worker-1'))
+  log(
+    `workers     http://127.0.0.1:${ports.worker1}/metrics  http://127.0.0.1:${ports.worker2}/metrics`,
+  );
+if (started('inventory-consumer')) log(`consumer    http://127.0.0.1:${ports.consumer}/metrics`);
 log(`logs        ${join(root, '.data', 'logs')}`);
 log('failure points: npm run chaos -- list | arm <name> [once|times N|on|off] [--seconds N]');
 
