@@ -9,7 +9,7 @@ export default tseslint.config(
       '**/dist/**',
       '.data/**',
       '**/.data/**',
-      'bench/results/**',
+      'packages/bench/results/**',
       'e2e/test-results/**',
       'e2e/screenshots/**',
       'web/dist/**',
