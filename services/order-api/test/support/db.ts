@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { migrate } from '@outbox/core';
+import pg from 'pg';
+import { inject, onTestFailed } from 'vitest';
+
+export const TEST_SKUS = ['sku-1', 'sku-2', 'sku-3'];
+
+export interface TestDb {
+  schema: string;
+  databaseUrl: string;
+  pool: pg.Pool;
+  /** Row counts of the tables a request may write. */
+  counts(): Promise<{ orders: number; outbox: number; idempotency_keys: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh schema, migrated and stocked with TEST_SKUS, with a pool on it. Dropped on
+ * close unless the test failed (left behind for inspection).
+ */
+export async function createTestDb(): Promise<TestDb> {
+  const databaseUrl = inject('databaseUrl');
+  const schema = `t_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    options: `-c search_path=${schema}`,
+    max: 10,
+  });
+  pool.on('error', () => undefined);
+  await migrate(pool);
+  await pool.query('INSERT INTO inventory (sku, available) SELECT unnest($1::text[]), 1000', [
+    TEST_SKUS,
+  ]);
+  let failed = false;
+  try {
+    onTestFailed(() => {
+      failed = true;
+    });
+  } catch {
+    // Created in a beforeAll: no test to watch; the schema is dropped in any case.
+  }
+  return {
+    schema,
+    databaseUrl,
+    pool,
+    async counts() {
+      const { rows } = await pool.query<{
+        orders: number;
+        outbox: number;
+        idempotency_keys: number;
+      }>(
+        `SELECT (SELECT count(*) FROM orders)::int AS orders,
+                (SELECT count(*) FROM outbox)::int AS outbox,
+                (SELECT count(*) FROM idempotency_keys)::int AS idempotency_keys`,
+      );
+      return rows[0] as { orders: number; outbox: number; idempotency_keys: number };
+    },
+    async close() {
+      await pool.end();
+      if (failed) return;
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
