@@ -1,0 +1,21 @@
+import { baseConfigSchema, parseConfig } from '@outbox/core';
+import { z } from 'zod';
+
+/** inventory-consumer's configuration: core's shared variables plus its own. */
+export const configSchema = baseConfigSchema
+  .extend({
+    /** HTTP port for /healthz and /metrics; 0 lets the OS pick (tests). */
+    PORT: z.coerce.number().int().min(0).max(65_535).default(3004),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** The inbox deduplicates per consumer name (inbox, deliveries, seq tables). */
+    CONSUMER_NAME: z.string().min(1).default('inventory'),
+    /** Kafka consumer group; defaults to `${TOPIC_PREFIX}inventory`. */
+    GROUP_ID: z.string().min(1).optional(),
+  })
+  .transform((c) => ({ ...c, GROUP_ID: c.GROUP_ID ?? `${c.TOPIC_PREFIX}inventory` }));
+export type ConsumerConfig = z.infer<typeof configSchema>;
+
+/** Parses `env` once; throws one error naming every bad variable. The only reader of env. */
+export function loadConfig(env: NodeJS.ProcessEnv): ConsumerConfig {
+  return parseConfig(configSchema, env);
+}

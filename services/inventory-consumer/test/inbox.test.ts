@@ -1,0 +1,103 @@
+import { FailurePoint, FailurePoints } from '@outbox/core';
+import type { Producer } from 'kafkajs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  consumerEnv,
+  deliveries,
+  orderCreated,
+  produce,
+  reservations,
+  stock,
+  testProducer,
+} from './support/events.ts';
+import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { startService, stopAll, type ServiceProcess } from './support/process.ts';
+import { waitFor } from './support/wait.ts';
+
+const orderIdOf = (m: { value: unknown }) =>
+  (JSON.parse(String(m.value)) as { orderId: string }).orderId;
+
+describe('inventory-consumer: the inbox against redelivery', () => {
+  const kafka = testKafka();
+  let db: TestDb;
+  let prefix: string;
+  let topic: string;
+  let producer: Producer;
+  const procs: ServiceProcess[] = [];
+
+  beforeEach(async () => {
+    db = await createTestDb();
+    ({ prefix, topic } = await createTopicPrefix(kafka));
+    producer = await testProducer(kafka);
+  });
+  afterEach(async () => {
+    await stopAll(procs);
+    await producer.disconnect();
+    await db.close();
+  });
+
+  it('the same event delivered twice is applied once; the second is recorded as duplicate', async () => {
+    const consumer = await startService(consumerEnv(db, prefix));
+    procs.push(consumer);
+    const event = orderCreated({ quantity: 2 });
+    await produce(producer, topic, [event, event]);
+    await waitFor(async () => (await deliveries(db)).length === 2, { what: '2 deliveries' });
+
+    expect((await deliveries(db)).map((d) => [d.outcome, d.fifo_violation])).toEqual([
+      ['processed', false],
+      ['duplicate', false],
+    ]);
+    expect(await reservations(db, orderIdOf(event))).toHaveLength(1);
+    expect(await stock(db, 'sku-1')).toEqual({ available: 98, reserved: 2 });
+    const metrics = await (await fetch(`${consumer.url}/metrics`)).text();
+    expect(metrics).toMatch(/consumer_duplicates_total 1/);
+  });
+
+  it('consumer.inbox_off: the same event twice reserves twice (the lesson)', async () => {
+    await new FailurePoints(db.pool).arm(FailurePoint.consumerInboxOff, { mode: 'on' });
+    const consumer = await startService(consumerEnv(db, prefix));
+    procs.push(consumer);
+    const event = orderCreated({ quantity: 2 });
+    await produce(producer, topic, [event, event]);
+    await waitFor(async () => (await deliveries(db)).length === 2, { what: '2 deliveries' });
+
+    expect((await deliveries(db)).map((d) => d.outcome)).toEqual(['processed', 'reprocessed']);
+    expect(await reservations(db, orderIdOf(event))).toHaveLength(2);
+    expect(await stock(db, 'sku-1')).toEqual({ available: 96, reserved: 4 });
+    const metrics = await (await fetch(`${consumer.url}/metrics`)).text();
+    expect(metrics).toMatch(/consumer_reprocessed_total 1/);
+
+    // Switched back on (no restart): the markers written meanwhile still deduplicate.
+    await new FailurePoints(db.pool).arm(FailurePoint.consumerInboxOff, { mode: 'off' });
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // > the cache's backstop refresh
+    await produce(producer, topic, [event]);
+    await waitFor(async () => (await deliveries(db)).length === 3, { what: '3rd delivery' });
+    expect((await deliveries(db))[2]?.outcome).toBe('duplicate');
+    expect(await reservations(db, orderIdOf(event))).toHaveLength(2);
+  });
+
+  it('consumer.crash_before_offset_commit: killed after COMMIT; the redelivery is caught as duplicate', async () => {
+    await new FailurePoints(db.pool).arm(FailurePoint.consumerCrashBeforeOffsetCommit, {
+      mode: 'once',
+    });
+    const env = consumerEnv(db, prefix);
+    const first = await startService(env);
+    procs.push(first);
+    const event = orderCreated({ quantity: 1 });
+    await produce(producer, topic, [event]);
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // The effect committed before the death.
+    expect(await reservations(db, orderIdOf(event))).toHaveLength(1);
+
+    const second = await startService(env);
+    procs.push(second);
+    await waitFor(async () => (await deliveries(db)).length === 2, {
+      what: 'the redelivery',
+      timeoutMs: 60_000,
+    });
+    expect((await deliveries(db)).map((d) => d.outcome)).toEqual(['processed', 'duplicate']);
+    expect(await reservations(db, orderIdOf(event))).toHaveLength(1);
+    expect(await stock(db, 'sku-1')).toEqual({ available: 99, reserved: 1 });
+  });
+});

@@ -1,0 +1,72 @@
+import type { Producer } from 'kafkajs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  consumerEnv,
+  deliveries,
+  orderCreated,
+  produce,
+  reservations,
+  testProducer,
+} from './support/events.ts';
+import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { startService, stopAll, type ServiceProcess } from './support/process.ts';
+import { waitFor } from './support/wait.ts';
+
+describe('inventory-consumer: a transient database error', () => {
+  const kafka = testKafka();
+  let db: TestDb;
+  let prefix: string;
+  let topic: string;
+  let producer: Producer;
+  const procs: ServiceProcess[] = [];
+
+  beforeEach(async () => {
+    db = await createTestDb();
+    ({ prefix, topic } = await createTopicPrefix(kafka));
+    producer = await testProducer(kafka);
+  });
+  afterEach(async () => {
+    await stopAll(procs);
+    await producer.disconnect();
+    await db.close();
+  });
+
+  it('is retried through Kafka, not dead-lettered: the event is applied once', async () => {
+    const consumer = await startService(consumerEnv(db, prefix));
+    procs.push(consumer);
+    // Hold the stock row so the consumer's UPDATE waits, then kill its connection
+    // for real (57P01 admin shutdown), as a PostgreSQL restart would.
+    const blocker = await db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query("SELECT * FROM inventory WHERE sku = 'sku-1' FOR UPDATE");
+    const event = orderCreated({ quantity: 1 });
+    await produce(producer, topic, [event]);
+    const victim = await waitFor(
+      async () => {
+        const { rows } = await db.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE inventory SET reserved%'`,
+        );
+        return rows[0]?.pid;
+      },
+      { what: 'the consumer blocked on the row lock' },
+    );
+    await db.pool.query('SELECT pg_terminate_backend($1)', [victim]);
+    await blocker.query('ROLLBACK');
+    blocker.release();
+
+    await waitFor(async () => (await deliveries(db)).length === 1, {
+      what: 'the retried delivery',
+      timeoutMs: 30_000,
+    });
+    const { orderId } = JSON.parse(String(event.value)) as { orderId: string };
+    expect(await reservations(db, orderId)).toHaveLength(1);
+    expect((await deliveries(db))[0]?.outcome).toBe('processed');
+    const { rows } = await db.pool.query('SELECT * FROM consumer_dead_letters');
+    expect(rows).toEqual([]);
+    expect(consumer.child.exitCode).toBeNull(); // survived the lost connection
+    const metrics = await (await fetch(`${consumer.url}/metrics`)).text();
+    expect(metrics).toMatch(/consumer_transient_errors_total 1/);
+  });
+});

@@ -1,0 +1,29 @@
+import { hostname } from 'node:os';
+import { baseConfigSchema, parseConfig } from '@outbox/core';
+import { z } from 'zod';
+
+/** 'true' / 'false' from the environment (z.coerce.boolean would read 'false' as true). */
+const booleanText = z.enum(['true', 'false']).transform((s) => s === 'true');
+
+/** publisher-worker's configuration: core's shared variables plus the relay's knobs. */
+export const configSchema = baseConfigSchema.extend({
+  /** HTTP port for /healthz and /metrics; 0 lets the OS pick (tests). */
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3002),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Names this replica in outbox_relay_members; must differ between replicas. */
+  REPLICA_ID: z
+    .string()
+    .min(1)
+    .default(() => `worker-${hostname()}-${process.pid}`),
+  /** Divide the 64 shards among replicas (FIFO per aggregate). The failure point can turn it off. */
+  SHARDED: booleanText.default(true),
+  BATCH_SIZE: z.coerce.number().int().positive().default(500),
+  POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
+});
+export type WorkerConfig = z.infer<typeof configSchema>;
+
+/** Parses `env` once; throws one error naming every bad variable. The only reader of env. */
+export function loadConfig(env: NodeJS.ProcessEnv): WorkerConfig {
+  return parseConfig(configSchema, env);
+}

@@ -1,0 +1,89 @@
+import { FaultySocketFactory, type Logger } from '@outbox/core';
+import { Kafka, logLevel, Partitioners, type LogEntry, type Producer } from 'kafkajs';
+import type { WorkerConfig } from './config.ts';
+
+const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** kafkajs logs into our pino logger instead of its own console format. */
+function pinoLogCreator(log: Logger) {
+  return () =>
+    ({ level, log: entry }: LogEntry) => {
+      const { message, ...rest } = entry;
+      log[levels[level] ?? 'info'](rest, message);
+    };
+}
+
+export interface WorkerKafka {
+  kafka: Kafka;
+  producer: Producer;
+  /** Every broker socket goes through it: the outage failure point cuts them for real. */
+  sockets: FaultySocketFactory;
+}
+
+/**
+ * The relay's Kafka client. Retries are short: a produce that cannot reach Kafka fails
+ * the tick within a few seconds and the relay's own back-off takes over, which keeps
+ * the rows untouched (relay-level error) and lets the worker drain soon after an outage.
+ */
+export function createKafka(
+  config: Pick<WorkerConfig, 'KAFKA_BROKERS' | 'REPLICA_ID'>,
+  isDown: () => boolean,
+  log: Logger,
+): WorkerKafka {
+  const sockets = new FaultySocketFactory(isDown);
+  const retry = { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 };
+  const kafka = new Kafka({
+    clientId: `publisher-worker.${config.REPLICA_ID}`,
+    brokers: config.KAFKA_BROKERS,
+    socketFactory: sockets.factory,
+    connectionTimeout: 3_000,
+    requestTimeout: 10_000,
+    logLevel: logLevel.WARN,
+    logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
+    retry,
+  });
+  const producer = kafka.producer({
+    // Java-compatible murmur2: a key lands on the partition any other client picks.
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: false,
+    retry,
+  });
+  return { kafka, producer, sockets };
+}
+
+/** Creates the topic if it is missing (idempotent; replicas may race on it). */
+export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions }] });
+  } catch (error) {
+    if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Retries `fn` with a capped back-off until it succeeds: start-up must survive a Kafka outage. */
+export async function retryForever<T>(
+  what: string,
+  fn: () => Promise<T>,
+  log: Logger,
+  isStopping: () => boolean = () => false,
+): Promise<T | undefined> {
+  for (let attempt = 1; !isStopping(); attempt += 1) {
+    try {
+      return await fn();
+    } catch (error) {
+      const delay = Math.min(5_000, 200 * 2 ** attempt);
+      log.warn({ err: error, attempt, delayMs: delay }, `${what} failed; retrying`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return undefined;
+}

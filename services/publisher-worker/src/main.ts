@@ -1,0 +1,174 @@
+import type { AddressInfo } from 'node:net';
+import {
+  createLogger,
+  demoTopics,
+  FailurePoint,
+  FailurePoints,
+  maskUrl,
+  migrate,
+  OutboxMetrics,
+  pgConfig,
+} from '@outbox/core';
+import pg from 'pg';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { loadConfig } from './config.ts';
+import { createHttpServer } from './http.ts';
+import { createKafka, ensureTopic, retryForever } from './kafka.ts';
+import { watchOutage } from './outage.ts';
+import { RelaySwitch } from './relay-switch.ts';
+
+/**
+ * publisher-worker: the outbox relay as a process. Migrates (core serialises
+ * concurrent migrations), connects Kafka through a socket factory the outage failure
+ * point can cut, and relays the outbox to `orders.events` with LISTEN/NOTIFY wake-ups.
+ * SIGTERM/SIGINT: the batch in flight finishes, then everything closes; a second
+ * signal exits at once.
+ */
+const config = loadConfig(process.env);
+const log = createLogger('publisher-worker', config.LOG_LEVEL).child({
+  replicaId: config.REPLICA_ID,
+});
+const topics = demoTopics(config.TOPIC_PREFIX);
+let stopping = false;
+
+// A signal during start-up: nothing is in flight yet, so leaving at once is safe.
+const exitEarly = (signal: NodeJS.Signals) => {
+  log.info({ signal }, 'signal during start-up: exiting');
+  process.exit(0);
+};
+process.once('SIGTERM', exitEarly).once('SIGINT', exitEarly);
+
+const pool = new pg.Pool({ ...pgConfig(config), max: 10, connectionTimeoutMillis: 5_000 });
+// An idle client losing its connection must not crash the process; the pool replaces it.
+pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
+// Workaround (core's withTransaction does not listen on the client it checks out): a
+// connection killed mid-transaction emits 'error' on a checked-out client, which
+// without a listener crashes the process. The query in flight still rejects with it.
+pool.on('connect', (client) =>
+  client.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost')),
+);
+await migrate(pool);
+
+const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
+await failurePoints.start();
+const outageActive = () => failurePoints.isActive(FailurePoint.workerKafkaOutage);
+
+const { kafka, producer, sockets } = createKafka(config, outageActive, log);
+const stopOutageWatch = watchOutage(outageActive, sockets, log);
+// Start-up survives Kafka being down (an outage armed before a restart): keep trying.
+await retryForever(
+  'connecting the Kafka producer',
+  () => producer.connect(),
+  log,
+  () => stopping,
+);
+await ensureTopic(kafka, topics.orders).catch((error: unknown) =>
+  log.warn({ err: error, topic: topics.orders }, 'could not create the orders topic'),
+);
+
+const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+const metrics = new OutboxMetrics(registry, pool);
+
+const relay = new RelaySwitch({
+  relay: {
+    pool,
+    producer,
+    topics: { order: topics.orders },
+    listen: pgConfig(config),
+    batchSize: config.BATCH_SIZE,
+    pollIntervalMs: config.POLL_INTERVAL_MS,
+    maxAttempts: config.MAX_ATTEMPTS,
+    replicaId: config.REPLICA_ID,
+    metrics,
+    log,
+    hooks: {
+      // Failure point 3: a real death after the broker's ack, before UPDATE sent_at.
+      // The claim's transaction dies with the connection: the rows stay pending and
+      // the next relay publishes them again (at-least-once).
+      async afterPublish(rows) {
+        if (await failurePoints.fire(FailurePoint.workerKillMidPublish)) {
+          log.warn(
+            { rows: rows.length, firstId: rows[0]?.id, lastId: rows.at(-1)?.id },
+            'worker.kill_mid_publish: Kafka acked the batch; dying before marking it sent',
+          );
+          process.kill(process.pid, 'SIGKILL');
+          await new Promise(() => undefined); // never mark sent, even for a moment
+        }
+      },
+    },
+  },
+  // Failure point 7: the teaching switch, applied without a restart.
+  wantSharded: () => config.SHARDED && !failurePoints.isActive(FailurePoint.workersUnsharded),
+  log,
+});
+new Gauge({
+  name: 'outbox_worker_sharded',
+  help: '1 while this replica relays sharded (FIFO per aggregate), 0 while unsharded.',
+  registers: [registry],
+  collect() {
+    this.set(relay.isSharded ? 1 : 0);
+  },
+});
+await relay.start();
+
+const server = createHttpServer(registry, () => ({
+  ok: !stopping,
+  replicaId: config.REPLICA_ID,
+  sharded: relay.isSharded,
+}));
+server.on('error', (error) => {
+  log.fatal({ err: error }, 'HTTP server error');
+  process.exit(1);
+});
+server.listen(config.PORT, config.HOST, () => {
+  const { port } = server.address() as AddressInfo;
+  log.info(
+    {
+      host: config.HOST,
+      port,
+      database: maskUrl(config.DATABASE_URL),
+      schema: config.DATABASE_SCHEMA,
+      topic: topics.orders,
+      sharded: relay.isSharded,
+    },
+    `publisher-worker ready on ${config.HOST}:${port}`,
+  );
+});
+
+async function shutdown(signal: string): Promise<void> {
+  log.info({ signal }, 'stopping: finishing the batch in flight');
+  const force = setTimeout(() => {
+    log.error('shutdown did not finish in 40 s; exiting');
+    process.exit(1);
+  }, 40_000);
+  force.unref();
+  await relay.stop();
+  stopOutageWatch();
+  await failurePoints.stop();
+  await producer
+    .disconnect()
+    .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect failed'));
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await pool.end();
+  log.info('stopped');
+  process.exit(0);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.off(signal, exitEarly);
+  process.on(signal, () => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    void shutdown(signal).catch((error: unknown) => {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import { FailurePoint } from '@outbox/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDb, type TestDb } from './support/db.ts';
+import { createTopicPrefix, eventIds, readTopic, testKafka } from './support/kafka.ts';
+import { append, failurePointsOf, orderEvents, pending, workerEnv } from './support/outbox.ts';
+import { startService, stopAll, type ServiceProcess } from './support/process.ts';
+import { sleep, waitFor } from './support/wait.ts';
+
+describe('publisher-worker failure points', () => {
+  const kafka = testKafka();
+  let db: TestDb;
+  let prefix: string;
+  let topic: string;
+  const procs: ServiceProcess[] = [];
+
+  beforeEach(async () => {
+    db = await createTestDb();
+    ({ prefix, topic } = await createTopicPrefix(kafka));
+  });
+  afterEach(async () => {
+    await stopAll(procs);
+    await db.close();
+  });
+
+  it('worker.kill_mid_publish: SIGKILL after the ack; the restarted worker publishes the batch again', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i += 1) ids.push(...(await append(db, orderEvents(3))));
+    await failurePointsOf(db).arm(FailurePoint.workerKillMidPublish, { mode: 'once' });
+
+    const first = await startService(workerEnv(db, prefix, { REPLICA_ID: 'w1' }));
+    procs.push(first);
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(first.lines.some((l) => /kill_mid_publish/.test(String(l.msg)))).toBe(true);
+    // Kafka acked the batch, PostgreSQL never heard of it: every row is still pending.
+    expect(await pending(db)).toBe(30);
+
+    const second = await startService(workerEnv(db, prefix, { REPLICA_ID: 'w1' }));
+    procs.push(second);
+    await waitFor(async () => (await pending(db)) === 0, { what: 'republished' });
+
+    const received = await readTopic(kafka, topic, { until: (r) => r.length >= 60 });
+    expect(eventIds(received)).toEqual(new Set(ids));
+    // At-least-once: the killed batch is on the topic twice (the inbox's job downstream).
+    expect(received.length - eventIds(received).size).toBeGreaterThanOrEqual(1);
+    const { rows } = await db.pool.query<{ fired: number; mode: string }>(
+      'SELECT fired, mode FROM failure_points WHERE name = $1',
+      [FailurePoint.workerKillMidPublish],
+    );
+    expect(rows[0]).toEqual({ fired: 1, mode: 'off' });
+  });
+
+  it('worker.kafka_outage: rows wait during the outage and drain after it, none lost', async () => {
+    const worker = await startService(workerEnv(db, prefix, { REPLICA_ID: 'w1' }));
+    procs.push(worker);
+    const ids = await append(db, orderEvents(5));
+    await waitFor(async () => (await pending(db)) === 0, { what: 'warm-up drained' });
+
+    const until = Date.now() + 4_000;
+    await failurePointsOf(db).arm(FailurePoint.workerKafkaOutage, {
+      mode: 'on',
+      params: { until },
+    });
+    await worker.waitForLog(/Kafka connections cut/, 5_000);
+    // New business keeps writing during the outage; nothing can leave.
+    const samples: number[] = [];
+    while (Date.now() < until - 500) {
+      ids.push(...(await append(db, orderEvents(2))));
+      await sleep(300);
+      samples.push(await pending(db));
+    }
+    expect(samples.length).toBeGreaterThan(3);
+    expect(samples.every((n) => n > 0)).toBe(true);
+    // The ticks failed at relay level: no row was charged an attempt.
+    const { rows } = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM outbox WHERE attempts > 0',
+    );
+    expect(rows[0]?.n).toBe(0);
+
+    await waitFor(async () => (await pending(db)) === 0, {
+      what: 'drained after the outage',
+      timeoutMs: 40_000,
+    });
+    const received = await readTopic(kafka, topic, {
+      until: (r) => eventIds(r).size >= ids.length,
+    });
+    expect(eventIds(received)).toEqual(new Set(ids));
+    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+    expect(metrics).toMatch(/outbox_publish_errors_total\{kind="relay"\} [1-9]/);
+  });
+});
