@@ -42,3 +42,22 @@ describe('inbox.handleOnce', () => {
     expect(await reserved()).toBe(1);
   });
 });
+
+describe('withTransaction when PostgreSQL drops the connection', () => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await createTestDb();
+  });
+  afterEach(async () => db.close());
+
+  it('rejects the transaction instead of crashing the process, and the pool recovers', async () => {
+    const result = withTransaction(db.pool, async (c) => {
+      const { rows } = await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await c.query('SELECT pg_sleep(0.2)');
+    });
+    await expect(result).rejects.toThrow();
+    const { rows } = await db.pool.query<{ one: number }>('SELECT 1 AS one');
+    expect(rows[0]!.one).toBe(1);
+  });
+});

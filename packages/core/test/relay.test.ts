@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OutboxMetrics } from '../src/index.ts';
+import { OutboxMetrics, ShardAssigner } from '../src/index.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
 import { createTopics, readTopic, testKafka } from './support/kafka.ts';
 import { orderEvent, RelayHarness } from './support/relay.ts';
@@ -132,6 +132,18 @@ describe('OutboxRelay', () => {
       },
       { timeoutMs: 10_000, what: 'takeover of the departed replica' },
     );
+  });
+
+  it('a replica that ran unsharded counts again in the split once it is sharded', async () => {
+    await db.pool.query(
+      "INSERT INTO outbox_relay_members (replica_id, sharded) VALUES ('r-1', false), ('r-2', true)",
+    );
+    const assigner = new ShardAssigner(db.pool, { replicaId: 'r-1' });
+    expect(await assigner.shards()).toHaveLength(32);
+    const { rows } = await db.pool.query(
+      "SELECT sharded FROM outbox_relay_members WHERE replica_id = 'r-1'",
+    );
+    expect(rows[0].sharded).toBe(true);
   });
 
   it('an unknown aggregate type is an error on its row; the relay goes on with the rest', async () => {

@@ -11,6 +11,13 @@ export async function withTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A checked-out client that loses its connection emits 'error'; without a listener
+  // Node would crash the process. Record it instead: the query in flight rejects on
+  // its own, and the client is destroyed rather than returned to the pool.
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -24,6 +31,7 @@ export async function withTransaction<T>(
     }
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

@@ -165,7 +165,8 @@ export class OutboxRelay {
   private async markSleeping(sleeping: boolean): Promise<void> {
     await this.options.pool.query(
       `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping) VALUES ($1, $2, $3)
-       ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, heartbeat_at = now()`,
+       ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, sharded = EXCLUDED.sharded,
+         heartbeat_at = now()`,
       [this.replicaId, this.opts.sharded, sleeping],
     );
   }

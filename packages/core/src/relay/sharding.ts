@@ -44,7 +44,7 @@ export class ShardAssigner {
       `WITH beat AS (
          INSERT INTO outbox_relay_members (replica_id, heartbeat_at, sharded)
          VALUES ($1, now(), true)
-         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now()
+         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now(), sharded = true
        )
        SELECT replica_id FROM outbox_relay_members
        WHERE sharded AND heartbeat_at > now() - make_interval(secs => $2::float8 / 1000)`,
