@@ -8,7 +8,7 @@
 export * from './errors.ts';
 export { withTransaction } from './db/transaction.ts';
 export { migrate, loadMigrations, type Migration } from './migrate/migrate.ts';
-export { createLogger, silentLogger, type Logger } from './logger.ts';
+export { createLogger, crashNow, silentLogger, type Logger } from './logger.ts';
 export {
   DEFAULT_MAX_PAYLOAD_BYTES,
   serializeEvent,

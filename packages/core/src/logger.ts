@@ -9,3 +9,15 @@ export function createLogger(name: string, level = 'info'): Logger {
 
 /** A logger that drops everything: the default for library classes. */
 export const silentLogger: Logger = pino({ level: 'silent' });
+
+/**
+ * A real crash for the failure points: writes a last line, waits until pino has
+ * flushed it (to a pipe pino writes asynchronously, and SIGKILL would lose the line),
+ * then SIGKILLs this process. Never resolves.
+ */
+export async function crashNow(log: Logger, fields: object, message: string): Promise<never> {
+  log.warn(fields, message);
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
+  process.kill(process.pid, 'SIGKILL');
+  return new Promise<never>(() => undefined);
+}

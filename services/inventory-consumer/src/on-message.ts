@@ -1,4 +1,4 @@
-import { FailurePoint, type FailurePoints, type Logger } from '@outbox/core';
+import { crashNow, FailurePoint, type FailurePoints, type Logger } from '@outbox/core';
 import type { Consumer, EachMessagePayload, Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 import { deadLetter } from './dead-letter.ts';
@@ -98,12 +98,11 @@ export function createOnMessage(
       }
       // Failure point 5: the effect is committed in PostgreSQL, the offset is not.
       if (await deps.failurePoints.fire(FailurePoint.consumerCrashBeforeOffsetCommit)) {
-        log.warn(
+        await crashNow(
+          log,
           { ...where, eventId: decoded.eventId },
           'consumer.crash_before_offset_commit: dying before committing the offset',
         );
-        process.kill(process.pid, 'SIGKILL');
-        await new Promise(() => undefined); // never commit, even for a moment
       }
     }
     await deps.consumer.commitOffsets([

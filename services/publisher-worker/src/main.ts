@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import {
   createLogger,
+  crashNow,
   demoTopics,
   FailurePoint,
   FailurePoints,
@@ -88,12 +89,11 @@ const relay = new RelaySwitch({
       // the next relay publishes them again (at-least-once).
       async afterPublish(rows) {
         if (await failurePoints.fire(FailurePoint.workerKillMidPublish)) {
-          log.warn(
+          await crashNow(
+            log,
             { rows: rows.length, firstId: rows[0]?.id, lastId: rows.at(-1)?.id },
             'worker.kill_mid_publish: Kafka acked the batch; dying before marking it sent',
           );
-          process.kill(process.pid, 'SIGKILL');
-          await new Promise(() => undefined); // never mark sent, even for a moment
         }
       },
     },
