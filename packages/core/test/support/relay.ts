@@ -20,7 +20,14 @@ export class RelayHarness {
   ) {}
 
   async producer(): Promise<Producer> {
-    const producer = this.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 2 } });
+    // Idempotent, as a relay's producer should be: retried produce requests are
+    // deduplicated by the broker, so "no crash → each event once" holds.
+    const producer = this.kafka.producer({
+      allowAutoTopicCreation: false,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      retry: { retries: 2 },
+    });
     await producer.connect();
     this.producers.push(producer);
     return producer;
