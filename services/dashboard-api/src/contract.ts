@@ -1,0 +1,613 @@
+/**
+ * The dashboard's wire contract: the socket.io stats message and every REST request
+ * and response of services/dashboard-api, as zod schemas plus their TS types.
+ *
+ * This file imports nothing but zod, so the web app can bundle it in the browser:
+ *   import type { StatsMessage } from '@outbox/dashboard-api/contract';
+ *
+ * Stability: changes are additive only (new optional fields, new endpoints, new enum
+ * members announced here first). Changelog:
+ *   v1 — initial contract.
+ */
+import { z } from 'zod';
+
+export const CONTRACT_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------
+// Shared vocabulary
+// ---------------------------------------------------------------------------------------
+
+/** How order-api writes new orders: the outbox (one transaction) or the naive dual write. */
+export const orderModeSchema = z.enum(['outbox', 'naive']);
+export type OrderMode = z.infer<typeof orderModeSchema>;
+
+/** Same names as core's FAILURE_POINT_NAMES (copied: this file may import only zod). */
+export const failurePointNameSchema = z.enum([
+  'naive.network_drop_after_commit',
+  'naive.crash_before_commit',
+  'worker.kill_mid_publish',
+  'worker.kafka_outage',
+  'consumer.crash_before_offset_commit',
+  'consumer.inbox_off',
+  'worker.unsharded',
+]);
+export type FailurePointName = z.infer<typeof failurePointNameSchema>;
+
+export const failureModeSchema = z.enum(['off', 'once', 'times', 'on']);
+export type FailureMode = z.infer<typeof failureModeSchema>;
+
+/**
+ * How a point is switched in the UI:
+ * - shot: a one-off fault (once / times N / on / off)
+ * - switch: a state that holds while on (on / off)
+ * - window: on for N seconds (seconds, default 10), or off
+ */
+export const failurePointKindSchema = z.enum(['shot', 'switch', 'window']);
+export type FailurePointKind = z.infer<typeof failurePointKindSchema>;
+
+/** The seed's four dual-write scenarios ("Четыре возможных сценария при сбое"). */
+export const scenarioIdSchema = z.enum([
+  'happy_path',
+  'db_fail',
+  'network_after_commit',
+  'network_after_publish',
+]);
+export type ScenarioId = z.infer<typeof scenarioIdSchema>;
+
+export const processStateSchema = z.enum(['up', 'down', 'restarting']);
+export type ProcessState = z.infer<typeof processStateSchema>;
+
+/** Outbox row status as the browser filters it. */
+export const outboxStatusSchema = z.enum(['pending', 'failed', 'dead', 'sent']);
+export type OutboxStatus = z.infer<typeof outboxStatusSchema>;
+
+/** Timestamps travel as ISO-8601 strings. */
+const isoTime = z.string();
+/** bigint ids (outbox.id, consumer_deliveries.id, kafka offsets) travel as decimal strings. */
+const bigId = z.string().regex(/^\d+$/);
+
+// ---------------------------------------------------------------------------------------
+// Static descriptions (served in GET /api/state too; exported so the web can use them
+// before the first response)
+// ---------------------------------------------------------------------------------------
+
+export const scenarioSchema = z.object({
+  id: scenarioIdSchema,
+  /** The seed's row: scenario, DB, Kafka, consequence (English). */
+  label: z.string(),
+  db: z.string(),
+  kafka: z.string(),
+  consequence: z.string(),
+  /** The seed's own wording (Russian), for the table's tooltip. */
+  seedLabel: z.string(),
+  seedConsequence: z.string(),
+});
+export type Scenario = z.infer<typeof scenarioSchema>;
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    id: 'happy_path',
+    label: 'Happy path',
+    db: 'OK',
+    kafka: 'OK',
+    consequence: 'Consistent',
+    seedLabel: 'Happy path',
+    seedConsequence: 'Консистентно',
+  },
+  {
+    id: 'db_fail',
+    label: 'DB fails',
+    db: 'FAIL',
+    kafka: '-',
+    consequence: 'Fine, nothing happened',
+    seedLabel: 'BD fail',
+    seedConsequence: 'OK, ничего не произошло',
+  },
+  {
+    id: 'network_after_commit',
+    label: 'Network dies after commit',
+    db: 'OK',
+    kafka: 'FAIL',
+    consequence: 'The order exists, the event does not: the warehouse never hears of it',
+    seedLabel: 'Сеть умерла после commit',
+    seedConsequence: 'Заказ есть, события нет, склад не узнает',
+  },
+  {
+    id: 'network_after_publish',
+    label: 'Network dies after publish',
+    db: '???',
+    kafka: 'OK',
+    consequence:
+      'The event was sent, the commit was not: an event about an order that does not exist',
+    seedLabel: 'Сеть умерла после publish',
+    seedConsequence:
+      'Событие послано, а commit? Падение перед commit = есть событие о несуществующем заказе',
+  },
+];
+
+export const failurePointInfoSchema = z.object({
+  name: failurePointNameSchema,
+  label: z.string(),
+  kind: failurePointKindSchema,
+  /** Which mode of order-api it breaks ('naive' points do nothing in outbox mode). */
+  appliesTo: z.enum(['naive', 'outbox', 'both']),
+  /** What happens and why (one sentence). */
+  description: z.string(),
+  /** What to watch on the dashboard (one sentence). */
+  watch: z.string(),
+  /** The seed scenario it reproduces, if it is one of the four. */
+  scenario: scenarioIdSchema.nullable(),
+});
+export type FailurePointInfo = z.infer<typeof failurePointInfoSchema>;
+
+export const FAILURE_POINTS: readonly FailurePointInfo[] = [
+  {
+    name: 'naive.network_drop_after_commit',
+    label: 'Network drop after commit',
+    kind: 'shot',
+    appliesTo: 'naive',
+    description:
+      'In naive mode order-api commits the order, then its connection to Kafka is really closed before the produce, so the event is never sent.',
+    watch:
+      'Watch "orders without events" go up: the order exists and the warehouse never hears of it.',
+    scenario: 'network_after_commit',
+  },
+  {
+    name: 'naive.crash_before_commit',
+    label: 'Crash before commit',
+    kind: 'shot',
+    appliesTo: 'naive',
+    description:
+      'In naive mode Kafka acknowledges the event and order-api dies before COMMIT, so the order is rolled back while its event is already out.',
+    watch:
+      'Watch "phantom events" go up and order-api restart: the consumer received an event about an order that does not exist.',
+    scenario: 'network_after_publish',
+  },
+  {
+    name: 'worker.kill_mid_publish',
+    label: 'Kill worker mid-publish',
+    kind: 'shot',
+    appliesTo: 'outbox',
+    description:
+      'A publisher-worker exits after the broker acknowledged its batch and before UPDATE sent_at, so after the restart it publishes the same batch again (at-least-once).',
+    watch:
+      'Watch the worker go down and restart, and "duplicates caught by the inbox" rise while "double-processed" stays 0.',
+    scenario: null,
+  },
+  {
+    name: 'worker.kafka_outage',
+    label: 'Kafka outage 10 s',
+    kind: 'window',
+    appliesTo: 'outbox',
+    description:
+      'The workers\u2019 sockets to Kafka are refused for N seconds while orders keep committing with their events in the outbox.',
+    watch:
+      'Watch "outbox pending" and the lag grow during the outage and drain after it, with nothing lost.',
+    scenario: null,
+  },
+  {
+    name: 'consumer.crash_before_offset_commit',
+    label: 'Crash consumer before offset commit',
+    kind: 'shot',
+    appliesTo: 'both',
+    description:
+      'inventory-consumer commits its database transaction and dies before committing the Kafka offset, so Kafka redelivers the message after the restart.',
+    watch:
+      'Watch the consumer restart and the redelivered event appear in the feed marked as caught by the inbox.',
+    scenario: null,
+  },
+  {
+    name: 'consumer.inbox_off',
+    label: 'Disable inbox',
+    kind: 'switch',
+    appliesTo: 'both',
+    description:
+      'The consumer stops recording events in the inbox, so a duplicate delivery reserves the stock a second time.',
+    watch:
+      'With a duplicate source on (kill worker, crash consumer) watch "double-processed" rise: this is what the inbox prevents.',
+    scenario: null,
+  },
+  {
+    name: 'worker.unsharded',
+    label: 'Run 2 unsharded workers',
+    kind: 'switch',
+    appliesTo: 'outbox',
+    description:
+      'Both workers claim from the whole outbox instead of their own shards, so two events of one order can be published out of order.',
+    watch:
+      'Watch the replicas lose their shards and "FIFO violations" appear under traffic; switch it off and they stop.',
+    scenario: null,
+  },
+];
+
+// ---------------------------------------------------------------------------------------
+// socket.io: the stats stream
+// ---------------------------------------------------------------------------------------
+
+/** socket.io event names (server → client). */
+export const SOCKET_EVENTS = {
+  /** StatsMessage, at least twice a second (and once right after connecting). */
+  stats: 'stats',
+} as const;
+
+export const invariantsSchema = z.object({
+  /** Orders older than the settle window whose OrderCreated never reached the consumer and is not pending. */
+  ordersWithoutEvents: z.number().int(),
+  /** Distinct orders whose OrderCreated was delivered although the order does not exist. */
+  phantomEvents: z.number().int(),
+  /** Deliveries beyond the first of the same event (per consumer). */
+  duplicatesDelivered: z.number().int(),
+  /** Duplicates the inbox recognised and skipped. */
+  duplicatesCaught: z.number().int(),
+  /** Orders whose stock was reserved more than once (0 while the inbox is on). */
+  doubleProcessed: z.number().int(),
+  /** Deliveries that arrived behind a later event of the same aggregate. */
+  fifoViolations: z.number().int(),
+  /** Messages inventory-consumer sent to its dead-letter topic. */
+  consumerDeadLettered: z.number().int(),
+  /** Outbox rows the relay dead-lettered (attempts exhausted). */
+  outboxDeadLettered: z.number().int(),
+});
+export type Invariants = z.infer<typeof invariantsSchema>;
+
+export const replicaSchema = z.object({
+  replicaId: z.string(),
+  sharded: z.boolean(),
+  shards: z.array(z.number().int()),
+  heartbeatAt: isoTime,
+  sleeping: z.boolean(),
+  /** Heartbeat within the membership's liveness window. */
+  alive: z.boolean(),
+});
+export type Replica = z.infer<typeof replicaSchema>;
+
+export const processSchema = z.object({
+  /** order-api | publisher-worker-1 | publisher-worker-2 | inventory-consumer | dashboard-api */
+  name: z.string(),
+  kind: z.string(),
+  state: processStateSchema,
+  pid: z.number().int().nullable(),
+  restarts: z.number().int(),
+  startedAt: isoTime.nullable(),
+  url: z.string().nullable(),
+  updatedAt: isoTime,
+  /** For publisher-worker processes: the relay membership row(s) it owns. */
+  replicas: z.array(replicaSchema),
+});
+export type ProcessStatus = z.infer<typeof processSchema>;
+
+export const deliveryOutcomeSchema = z.enum(['processed', 'duplicate', 'reprocessed']);
+export type DeliveryOutcome = z.infer<typeof deliveryOutcomeSchema>;
+
+/** One line of the live event feed: a delivery seen by the consumer, or a dead letter. */
+export const feedEventSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('delivery'),
+    /** consumer_deliveries.id: increasing, use as React key. */
+    id: bigId,
+    at: isoTime,
+    consumer: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    aggregateId: z.string(),
+    seq: z.number().int().nullable(),
+    topic: z.string(),
+    partition: z.number().int(),
+    offset: bigId,
+    /** processed | duplicate (caught by the inbox) | reprocessed (inbox off: applied again) */
+    outcome: deliveryOutcomeSchema,
+    caughtByInbox: z.boolean(),
+    fifoViolation: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal('dead_letter'),
+    /** consumer_dead_letters.id */
+    id: bigId,
+    at: isoTime,
+    consumer: z.string(),
+    topic: z.string(),
+    partition: z.number().int(),
+    offset: bigId,
+    reason: z.string(),
+  }),
+]);
+export type FeedEvent = z.infer<typeof feedEventSchema>;
+
+/** What kind of anomaly was seen last. */
+export const anomalyKindSchema = z.enum([
+  'order_without_event',
+  'phantom_event',
+  'duplicate_caught',
+  'double_processed',
+  'fifo_violation',
+  'consumer_dead_letter',
+  'outbox_dead_letter',
+]);
+export type AnomalyKind = z.infer<typeof anomalyKindSchema>;
+
+export const anomalySchema = z.object({
+  kind: anomalyKindSchema,
+  /** The seed scenario it matches (order_without_event → network_after_commit, phantom_event → network_after_publish), else null. */
+  scenario: scenarioIdSchema.nullable(),
+  at: isoTime,
+  aggregateId: z.string().nullable(),
+  detail: z.string(),
+});
+export type Anomaly = z.infer<typeof anomalySchema>;
+
+export const scenarioHitSchema = z.object({
+  id: scenarioIdSchema,
+  at: isoTime,
+  /** The order it happened to, when known. */
+  orderId: z.string().nullable(),
+});
+export type ScenarioHit = z.infer<typeof scenarioHitSchema>;
+
+export const statsMessageSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  /** Tick number since the server started (resets never rewind it). */
+  tick: z.number().int(),
+  at: isoTime,
+  /** Server-side cost of computing this message, ms (the measured "tick cost"). */
+  tickMs: z.number(),
+  intervalMs: z.number().int(),
+  outbox: z.object({
+    pending: z.number().int(),
+    /** Age of the oldest pending row, seconds (0 when none). */
+    lagSeconds: z.number(),
+    /** Pending rows that failed at least once and wait for their retry. */
+    failing: z.number().int(),
+    deadLettered: z.number().int(),
+  }),
+  rates: z.object({
+    /** Outbox rows marked sent by the relay, per second. */
+    publishPerSecond: z.number(),
+    /** Deliveries seen by the consumer (any outcome), per second. */
+    consumePerSecond: z.number(),
+    /** Orders committed, per second. */
+    ordersPerSecond: z.number(),
+  }),
+  totals: z.object({
+    orders: z.number().int(),
+    /** Outbox rows sent. */
+    published: z.number().int(),
+    deliveries: z.number().int(),
+  }),
+  invariants: invariantsSchema,
+  processes: z.array(processSchema),
+  /** Every relay membership row (also nested under its process when one matches). */
+  replicas: z.array(replicaSchema),
+  settings: z.object({ mode: orderModeSchema, trafficRate: z.number() }),
+  /** Feed lines that are new since the previous message (oldest first, at most 200). */
+  events: z.array(feedEventSchema),
+  scenarios: z.object({
+    /** The most recent of the four scenarios observed (happy path included). */
+    latest: scenarioHitSchema.nullable(),
+    /** The most recent non-happy scenario observed (sticky until reset). */
+    latestFailure: scenarioHitSchema.nullable(),
+    /** How often each was observed since the last reset (db_fail leaves no trace: 0). */
+    counts: z.record(scenarioIdSchema, z.number().int()),
+  }),
+  /** The last anomaly of any kind since the last reset. */
+  latestAnomaly: anomalySchema.nullable(),
+  chaosEnabled: z.boolean(),
+});
+export type StatsMessage = z.infer<typeof statsMessageSchema>;
+
+// ---------------------------------------------------------------------------------------
+// REST
+// ---------------------------------------------------------------------------------------
+
+/** Every 4xx/5xx body. */
+export const apiErrorSchema = z.object({
+  error: z.string(),
+  /** For 400: what was wrong, per field. */
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ApiError = z.infer<typeof apiErrorSchema>;
+
+export const failurePointStateSchema = failurePointInfoSchema.extend({
+  mode: failureModeSchema,
+  remaining: z.number().int(),
+  params: z.record(z.string(), z.unknown()),
+  fired: z.number().int(),
+  updatedAt: isoTime,
+  /** For window points: when the window ends (ISO), if one is open. */
+  activeUntil: isoTime.nullable(),
+  /** Armed now (on, once/times with shots left, or an open window). */
+  active: z.boolean(),
+});
+export type FailurePointState = z.infer<typeof failurePointStateSchema>;
+
+export const settingsSchema = z.object({
+  mode: orderModeSchema,
+  /** Generated orders per second (the demo process follows it). */
+  trafficRate: z.number(),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** GET /api/state */
+export const stateResponseSchema = z.object({
+  settings: settingsSchema,
+  failurePoints: z.array(failurePointStateSchema),
+  scenarios: z.array(scenarioSchema),
+  /** false → the chaos endpoints answer 403 (CHAOS_ENABLED=false). */
+  chaosEnabled: z.boolean(),
+  /** true → control endpoints need `Authorization: Bearer <token>`. */
+  controlRequiresToken: z.boolean(),
+  maxTrafficRate: z.number(),
+});
+export type StateResponse = z.infer<typeof stateResponseSchema>;
+
+/** POST /api/failure-points/:name → FailurePointState (control; chaos). */
+export const armRequestSchema = z.object({
+  mode: failureModeSchema,
+  /** mode 'times': how many shots (1..1000). */
+  times: z.number().int().min(1).max(1_000).optional(),
+  /** window points with mode 'on': seconds the window stays open (1..600, default 10). */
+  seconds: z.number().int().min(1).max(600).optional(),
+});
+export type ArmRequest = z.infer<typeof armRequestSchema>;
+
+/** PUT /api/mode → Settings (control). */
+export const modeRequestSchema = z.object({ mode: orderModeSchema });
+export type ModeRequest = z.infer<typeof modeRequestSchema>;
+
+export const MAX_TRAFFIC_RATE = 2_000;
+/** PUT /api/traffic → Settings (control). */
+export const trafficRequestSchema = z.object({ rate: z.number().min(0).max(MAX_TRAFFIC_RATE) });
+export type TrafficRequest = z.infer<typeof trafficRequestSchema>;
+
+/** POST /api/reset (control): empties the demo's data, disarms every failure point, re-seeds stock. */
+export const resetResponseSchema = z.object({ ok: z.literal(true), resetAt: isoTime });
+export type ResetResponse = z.infer<typeof resetResponseSchema>;
+
+/** GET /api/outbox query (every field optional). Keyset paging by id, newest first. */
+export const outboxQuerySchema = z.object({
+  status: outboxStatusSchema.optional(),
+  aggregateId: z.string().min(1).max(200).optional(),
+  eventType: z.string().min(1).max(200).optional(),
+  /** nextCursor of the previous page: rows with id < cursor. */
+  cursor: bigId.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type OutboxQuery = z.input<typeof outboxQuerySchema>;
+
+export const outboxRowSchema = z.object({
+  id: bigId,
+  aggregateType: z.string(),
+  aggregateId: z.string(),
+  eventType: z.string(),
+  eventVersion: z.number().int(),
+  payload: z.unknown(),
+  headers: z.record(z.string(), z.unknown()),
+  createdAt: isoTime,
+  sentAt: isoTime.nullable(),
+  attempts: z.number().int(),
+  error: z.string().nullable(),
+  nextAttemptAt: isoTime,
+  deadLetteredAt: isoTime.nullable(),
+  topic: z.string().nullable(),
+  shard: z.number().int(),
+  status: outboxStatusSchema,
+});
+export type OutboxRowView = z.infer<typeof outboxRowSchema>;
+
+/** GET /api/outbox */
+export const outboxPageSchema = z.object({
+  rows: z.array(outboxRowSchema),
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: bigId.nullable(),
+});
+export type OutboxPage = z.infer<typeof outboxPageSchema>;
+
+/** POST /api/outbox/:id/requeue (control) → the row, pending again. 404 unknown, 409 if sent. */
+export const requeueResponseSchema = z.object({ row: outboxRowSchema });
+export type RequeueResponse = z.infer<typeof requeueResponseSchema>;
+
+/** GET /api/orders/:id/journey: order row → outbox row → Kafka offset → inbox row → reservation. */
+export const journeySchema = z.object({
+  orderId: z.string(),
+  order: z
+    .object({
+      id: z.string(),
+      userId: z.number().int(),
+      sku: z.string(),
+      quantity: z.number().int(),
+      status: z.string(),
+      seq: z.number().int(),
+      mode: orderModeSchema,
+      createdAt: isoTime,
+      updatedAt: isoTime,
+    })
+    .nullable(),
+  /** The order's events in the outbox, in id order (empty for naive orders). */
+  outbox: z.array(outboxRowSchema),
+  /** Every delivery the consumer saw for the order (partition/offset = where it sat in Kafka). */
+  deliveries: z.array(
+    z.object({
+      id: bigId,
+      consumer: z.string(),
+      eventId: z.string(),
+      eventType: z.string(),
+      seq: z.number().int().nullable(),
+      topic: z.string(),
+      partition: z.number().int(),
+      offset: bigId,
+      outcome: deliveryOutcomeSchema,
+      fifoViolation: z.boolean(),
+      receivedAt: isoTime,
+    }),
+  ),
+  inbox: z.array(
+    z.object({
+      consumer: z.string(),
+      eventId: z.string(),
+      topic: z.string(),
+      partition: z.number().int().nullable(),
+      offset: bigId.nullable(),
+      processedAt: isoTime,
+    }),
+  ),
+  reservations: z.array(
+    z.object({
+      id: bigId,
+      sku: z.string(),
+      quantity: z.number().int(),
+      eventId: z.string(),
+      releasedAt: isoTime.nullable(),
+      createdAt: isoTime,
+    }),
+  ),
+  /** One entry per step, in order, for a stepper UI: done when that step has a row. */
+  steps: z.array(
+    z.object({
+      step: z.enum(['order', 'outbox', 'kafka', 'inbox', 'reservation']),
+      done: z.boolean(),
+      at: isoTime.nullable(),
+      detail: z.string(),
+    }),
+  ),
+});
+export type Journey = z.infer<typeof journeySchema>;
+
+/** GET /api/audit: core's audit() over the whole database (full scans: on demand only). */
+export const auditResponseSchema = z.object({
+  orders: z.number().int(),
+  ordersWithoutEvents: z.number().int(),
+  phantomEvents: z.number().int(),
+  duplicatesDelivered: z.number().int(),
+  duplicatesCaught: z.number().int(),
+  doubleProcessed: z.number().int(),
+  fifoViolations: z.number().int(),
+  consumerDeadLettered: z.number().int(),
+  outboxDeadLettered: z.number().int(),
+  reservationMismatches: z.number().int(),
+  pending: z.number().int(),
+  lagSeconds: z.number(),
+  settleSeconds: z.number(),
+  tookMs: z.number(),
+});
+export type AuditResponse = z.infer<typeof auditResponseSchema>;
+
+/** GET /api/stats: the latest StatsMessage (for a first paint before the socket connects). */
+export const statsResponseSchema = statsMessageSchema;
+
+/** GET /api/events?limit=N (1..200, default 50): the last feed lines, oldest first. */
+export const eventsResponseSchema = z.object({ events: z.array(feedEventSchema) });
+export type EventsResponse = z.infer<typeof eventsResponseSchema>;
+
+/** The REST routes, for clients. Control routes need the token when one is configured. */
+export const API_ROUTES = {
+  state: { method: 'GET', path: '/api/state', control: false },
+  stats: { method: 'GET', path: '/api/stats', control: false },
+  events: { method: 'GET', path: '/api/events', control: false },
+  outbox: { method: 'GET', path: '/api/outbox', control: false },
+  journey: { method: 'GET', path: '/api/orders/:id/journey', control: false },
+  audit: { method: 'GET', path: '/api/audit', control: false },
+  armFailurePoint: { method: 'POST', path: '/api/failure-points/:name', control: true },
+  mode: { method: 'PUT', path: '/api/mode', control: true },
+  traffic: { method: 'PUT', path: '/api/traffic', control: true },
+  reset: { method: 'POST', path: '/api/reset', control: true },
+  requeue: { method: 'POST', path: '/api/outbox/:id/requeue', control: true },
+} as const;
