@@ -11,6 +11,9 @@ import { setTrafficRate } from './traffic-setting.ts';
  *
  * Flags: --rate N (orders/s of generated traffic, default 0; the dashboard changes it
  * later), --seconds N (stop after N seconds and print the audit; default: until Ctrl-C).
+ * Environment: DATABASE_SCHEMA / TOPIC_PREFIX (default public / none) and DEMO_PORT
+ * (the dashboard's port, default 3000; the services take the next four) let a second
+ * demo run beside the first.
  */
 const argv = process.argv.slice(2);
 const flag = (name: string) => {
@@ -24,9 +27,23 @@ if (seconds !== undefined && !(seconds > 0)) throw new Error('--seconds must be 
 const log = (line: string) => process.stdout.write(`[demo] ${line}\n`);
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const system = await startSystem({ log });
+const portBase = Number(process.env.DEMO_PORT ?? 3000);
+const system = await startSystem({
+  log,
+  ...(process.env.DATABASE_SCHEMA ? { schema: process.env.DATABASE_SCHEMA } : {}),
+  ...(process.env.TOPIC_PREFIX ? { topicPrefix: process.env.TOPIC_PREFIX } : {}),
+  ports: {
+    dashboard: portBase,
+    orderApi: portBase + 1,
+    worker1: portBase + 2,
+    worker2: portBase + 3,
+    consumer: portBase + 4,
+  },
+});
 log(`PostgreSQL  ${maskUrl(system.databaseUrl)}`);
-log(`Kafka       ${system.kafkaBrokers.join(',')} (topic ${demoTopics().orders})`);
+log(
+  `Kafka       ${system.kafkaBrokers.join(',')} (topic ${demoTopics(system.topicPrefix).orders})`,
+);
 await system.waitReady().catch((error: Error) => log(error.message));
 if (system.urls.dashboard) log(`dashboard   ${system.urls.dashboard}   ← open this`);
 log(`order-api   ${system.urls.orderApi}  (POST /orders, GET /orders/:id, /metrics)`);
