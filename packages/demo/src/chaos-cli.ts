@@ -1,6 +1,8 @@
+import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import {
   audit,
+  demoTopics,
   FAILURE_POINT_NAMES,
   FailurePoints,
   type FailureMode,
@@ -15,6 +17,7 @@ import { startStack } from '@outbox/dev-stack';
  *   arm <name> times <N>                   fire N times
  *   arm <name> on --seconds <N>            on for N seconds (e.g. worker.kafka_outage)
  *   audit                                  the invariants, as JSON
+ *   poison                                 produce a message the consumer cannot handle
  * Running services pick changes up through LISTEN/NOTIFY: no restart.
  */
 const [command, name, mode, ...rest] = process.argv.slice(2);
@@ -46,11 +49,22 @@ try {
     console.log(
       `${state.name}: ${state.mode}${times ? ` ×${times}` : ''}${seconds ? ` for ${seconds}s` : ''}`,
     );
+  } else if (command === 'poison') {
+    const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    await producer.connect();
+    const topic = demoTopics(process.env.TOPIC_PREFIX ?? '').orders;
+    await producer.send({
+      topic,
+      messages: [{ key: 'poison', value: 'not json {', headers: { event_type: 'OrderCreated' } }],
+    });
+    await producer.disconnect();
+    console.log(`sent a poison message to ${topic}: watch consumerDeadLettered in the audit`);
   } else if (command === 'audit') {
     console.log(JSON.stringify(await audit(pool, { settleSeconds: 5 }), null, 2));
   } else {
     console.error(
-      'usage: chaos list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit',
+      'usage: chaos list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison',
     );
     process.exitCode = 2;
   }
