@@ -25,7 +25,13 @@ export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
 export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
 export { toMessage, isRowError } from './relay/publish.ts';
-export { requeue as requeueQuery, pendingStats, type OutboxRow } from './relay/sql.ts';
+export {
+  requeue as requeueQuery,
+  pendingStats,
+  claimBatch,
+  markSent,
+  type OutboxRow,
+} from './relay/sql.ts';
 export { handleOnce, inbox, type InboxDelivery, type InboxOutcome } from './inbox/inbox.ts';
 export { OutboxMetrics } from './metrics/metrics.ts';
 export { backoffMs } from './relay/backoff.ts';

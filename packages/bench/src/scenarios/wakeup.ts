@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrate } from '@outbox/core';
-import { fmt, summarize, type Summary } from './stats.ts';
+import type { BenchContext, ScenarioResult } from '../env/context.ts';
+import { fmt, summarize, type Summary } from '../stats.ts';
 
 /**
  * Writer cost of the relay's wake-up (issue scenario 4): order + outbox transactions
@@ -125,7 +126,10 @@ export async function benchWakeup(
 
 export function wakeupTable(results: WakeupResult[]): string {
   const none = results.find((r) => r.variant === 'none')!.txPerSecond.median;
-  const lines = ['| wake-up | tx/s (median) | spread | ratio to none |', '|---|---|---|---|'];
+  const lines = [
+    '| wake-up | tx/s (median) | spread | ratio to none (target ours ≥ 90%) |',
+    '|---|---|---|---|',
+  ];
   for (const r of results) {
     const s = r.txPerSecond;
     lines.push(
@@ -133,4 +137,36 @@ export function wakeupTable(results: WakeupResult[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Scenario 4 for the runner: the table, the raw samples, the ratio bars. */
+export async function benchWakeupScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const results = await benchWakeup(
+    ctx.databaseUrl,
+    ctx.quick
+      ? { rounds: 1, seconds: 2, progress: ctx.progress }
+      : { rounds: ctx.rounds, seconds: 8, progress: ctx.progress },
+  );
+  const none = results.find((r) => r.variant === 'none')!.txPerSecond.median;
+  await dropWakeupSchemas(ctx.databaseUrl);
+  return {
+    title: 'Writer cost of the wake-up (order + outbox tx/s, pgbench, 8 clients)',
+    table: wakeupTable(results),
+    data: results,
+    chartTitle: 'wake-up: writer tx/s, ratio to none (target ours ≥ 90%)',
+    chart: results.map((r) => ({
+      label: r.variant,
+      value: r.txPerSecond.median / none,
+      ...(r.variant.startsWith('ours') ? { target: 0.9 } : {}),
+    })),
+  };
+}
+
+async function dropWakeupSchemas(databaseUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  for (const v of VARIANTS) {
+    await admin.query(`DROP SCHEMA IF EXISTS bench_wakeup_${v.replace('-', '_')} CASCADE`);
+  }
+  await admin.end();
 }

@@ -1,0 +1,77 @@
+import type pg from 'pg';
+import { DatabaseSetup } from 'pg-transactional-outbox';
+import { aggregateIdSql, eventTypeSql, headersSql, payloadSql } from './payload.ts';
+
+/**
+ * The outbox tables the variants run on, each as its authors define it, and bulk
+ * backlogs for them (INSERT … SELECT generate_series: one statement, no round trips).
+ */
+
+/** The seed's table and its two indexes, verbatim (the pending index is on created_at). */
+export const SEED_DDL = `
+CREATE TABLE outbox (
+    id             BIGSERIAL PRIMARY KEY,
+    aggregate_type TEXT NOT NULL,
+    aggregate_id   TEXT NOT NULL,
+    event_type     TEXT NOT NULL,
+    payload        JSONB NOT NULL,
+    headers        JSONB,
+    created_at     TIMESTAMPTZ NOT NULL DEFAULT NOW(),
+    sent_at        TIMESTAMPTZ,
+    attempts       INT NOT NULL DEFAULT 0,
+    error          TEXT
+);
+CREATE INDEX idx_outbox_pending ON outbox (created_at) WHERE sent_at IS NULL;
+CREATE INDEX idx_outbox_agg ON outbox (aggregate_type, aggregate_id);`;
+
+/** The peer's table, polling function and indexes, as its DatabaseSetup generates them. */
+export function peerDdl(schema: string): string {
+  const config = {
+    outboxOrInbox: 'outbox' as const,
+    database: 'outbox_lab',
+    schema,
+    table: 'outbox',
+    listenerRole: 'postgres',
+    nextMessagesSchema: schema,
+    nextMessagesName: 'next_outbox_messages',
+  };
+  return [
+    DatabaseSetup.dropAndCreateTable(config),
+    DatabaseSetup.createPollingFunction(config),
+    DatabaseSetup.setupPollingIndexes(config),
+  ].join('\n');
+}
+
+export type TableKind = 'ours' | 'seed' | 'peer';
+
+/** Appends `count` pending events (ids `from`…) to the outbox of `kind` in one statement. */
+export async function fillOutbox(
+  pool: pg.Pool,
+  kind: TableKind,
+  count: number,
+  from = 1,
+): Promise<void> {
+  const series = `generate_series(${from}::bigint, ${from + count - 1}::bigint) AS s(i)`;
+  if (kind === 'peer') {
+    // The aggregate id as the segment: the peer's way to keep one aggregate's events in order.
+    await pool.query(
+      `INSERT INTO outbox (id, aggregate_type, aggregate_id, message_type, segment, payload, metadata)
+       SELECT gen_random_uuid(), 'order', ${aggregateIdSql('i')}, ${eventTypeSql('i')}, ${aggregateIdSql('i')},
+              ${payloadSql('i')}, ${headersSql('i')}
+       FROM ${series}`,
+    );
+    return;
+  }
+  await pool.query(
+    `INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
+     SELECT 'order', ${aggregateIdSql('i')}, ${eventTypeSql('i')}, ${payloadSql('i')}, ${headersSql('i')}
+     FROM ${series}`,
+  );
+}
+
+/** Pending rows left in the outbox of `kind`. */
+export function pendingWhere(kind: TableKind): string {
+  if (kind === 'peer') return 'processed_at IS NULL AND abandoned_at IS NULL';
+  if (kind === 'seed') return 'sent_at IS NULL';
+  return 'sent_at IS NULL AND dead_lettered_at IS NULL';
+}

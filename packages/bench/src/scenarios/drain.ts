@@ -1,0 +1,253 @@
+import type { Kafka } from 'kafkajs';
+import type { BenchContext, ScenarioResult } from '../env/context.ts';
+import { createSchema, settle, type BenchSchema } from '../env/db.ts';
+import { createTopic, deleteTopics, kafkaClient, topicSize } from '../env/kafka.ts';
+import { fillOutbox, pendingWhere, SEED_DDL, peerDdl, type TableKind } from '../env/tables.ts';
+import { startWorker, type Worker } from '../env/worker.ts';
+import type { PublisherSpec } from '../publishers/child.ts';
+import { markdownTable } from '../report/table.ts';
+import { alternate, fmt, ratio, spread, summarize, type Summary } from '../stats.ts';
+import type { CeilingsResult } from './ceilings.ts';
+
+/**
+ * Scenario 2, relay drain: a backlog of pending events (100k in full mode, realistic
+ * ~300–500 B payloads) and the time until all are acked by Kafka and marked sent, for
+ * each publisher side by side, each replica in its own process, alternating, repeated.
+ * A variant too slow to drain the backlog within the cap is stopped there and its
+ * rate (events sent / seconds) measured over that window; its drain time is then
+ * extrapolated and marked so.
+ */
+interface DrainVariant {
+  key: string;
+  label: string;
+  table: TableKind;
+  kind: PublisherSpec['kind'];
+  replicas: number;
+  sharded?: boolean;
+}
+
+const VARIANTS: DrainVariant[] = [
+  {
+    key: 'seed-row',
+    label: 'seed row-by-row (batch 100, produce+flush+UPDATE per row)',
+    table: 'seed',
+    kind: 'seed-row',
+    replicas: 1,
+  },
+  {
+    key: 'seed-batch',
+    label: 'seed batch (batch 100, one UPDATE, 200 ms tick)',
+    table: 'seed',
+    kind: 'seed-batch',
+    replicas: 1,
+  },
+  {
+    key: 'peer',
+    label: 'peer: pg-transactional-outbox (polling, batch 5, 250 ms)',
+    table: 'peer',
+    kind: 'peer',
+    replicas: 1,
+  },
+  {
+    key: 'ours-1-sharded',
+    label: 'ours, 1 replica, sharded',
+    table: 'ours',
+    kind: 'ours',
+    replicas: 1,
+    sharded: true,
+  },
+  {
+    key: 'ours-1-unsharded',
+    label: 'ours, 1 replica, unsharded',
+    table: 'ours',
+    kind: 'ours',
+    replicas: 1,
+    sharded: false,
+  },
+  {
+    key: 'ours-2-sharded',
+    label: 'ours, 2 replicas, sharded',
+    table: 'ours',
+    kind: 'ours',
+    replicas: 2,
+    sharded: true,
+  },
+  {
+    key: 'ours-2-unsharded',
+    label: 'ours, 2 replicas, unsharded',
+    table: 'ours',
+    kind: 'ours',
+    replicas: 2,
+    sharded: false,
+  },
+];
+
+interface RunSample {
+  round: number;
+  sent: number;
+  seconds: number;
+  drained: boolean;
+  rate: number;
+  /** Messages that reached the topic (≥ sent: at-least-once). */
+  produced: number;
+}
+
+export interface DrainVariantResult {
+  key: string;
+  label: string;
+  rate: Summary;
+  drainSeconds: Summary;
+  extrapolated: boolean;
+  runs: RunSample[];
+}
+
+export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
+  const ceilings = ctx.shared.ceilings as CeilingsResult | undefined;
+  const backlog = ctx.quick ? 5_000 : 100_000;
+  const capSeconds = ctx.quick ? 4 : 25;
+  const prefix = 'bench.drain.';
+  const topic = `${prefix}orders.events`;
+  const kafka = kafkaClient(ctx.kafkaBrokers, 'bench-drain');
+  await createTopic(kafka, topic);
+  const schemas: Partial<Record<TableKind, BenchSchema>> = {};
+  const runs: Record<string, RunSample[]> = Object.fromEntries(VARIANTS.map((v) => [v.key, []]));
+  try {
+    schemas.ours = await createSchema(ctx.databaseUrl, 'bench_drain_ours');
+    schemas.seed = await createSchema(ctx.databaseUrl, 'bench_drain_seed', { migrated: false });
+    await schemas.seed.pool.query(SEED_DDL);
+    schemas.peer = await createSchema(ctx.databaseUrl, 'bench_drain_peer', { migrated: false });
+    await schemas.peer.pool.query(peerDdl('bench_drain_peer'));
+
+    await alternate(ctx.rounds, VARIANTS, async (variant, round) => {
+      const schema = schemas[variant.table]!;
+      const sample = await drainOnce(ctx, kafka, schema, variant, { backlog, capSeconds, topic });
+      runs[variant.key]!.push({ round, ...sample });
+      ctx.progress(
+        `drain round ${round}/${ctx.rounds} ${variant.key}: ${fmt(sample.sent)} sent in ${fmt(sample.seconds, 1)} s = ${fmt(sample.rate)} events/s${sample.drained ? '' : ' (capped)'}`,
+      );
+    });
+  } finally {
+    for (const s of Object.values(schemas)) await s?.drop();
+    await deleteTopics(kafka, prefix).catch(() => undefined);
+  }
+
+  const results: DrainVariantResult[] = VARIANTS.map((v) => {
+    const r = runs[v.key]!;
+    return {
+      key: v.key,
+      label: v.label,
+      rate: summarize(r.map((s) => s.rate)),
+      drainSeconds: summarize(r.map((s) => (s.drained ? s.seconds : backlog / s.rate))),
+      extrapolated: r.some((s) => !s.drained),
+      runs: r,
+    };
+  });
+  const get = (key: string) => results.find((r) => r.key === key)!.rate.median;
+  const lower = ceilings ? Math.min(ceilings.rates.db.median, ceilings.rates.kafka.median) : NaN;
+  const table = markdownTable(
+    [
+      'publisher',
+      'events/s median (min–max)',
+      `time for ${fmt(backlog)} (s)`,
+      'vs seed row-by-row (target ≥ 10×)',
+      'vs peer (target ≥ 2×)',
+      'vs lower ceiling (target ≥ 50%)',
+    ],
+    results.map((r) => [
+      r.label,
+      spread(r.rate),
+      `${fmt(r.drainSeconds.median, 1)}${r.extrapolated ? ' (extrapolated)' : ''}`,
+      ratio(r.rate.median, get('seed-row')),
+      ratio(r.rate.median, get('peer')),
+      ratio(r.rate.median, lower),
+    ]),
+  );
+  return {
+    title: `Relay drain: ${fmt(backlog)} pending events until acked and marked sent`,
+    table: `${table}\n\nCapped variants ran ${capSeconds} s; their rate is over that window and the drain time is backlog ÷ rate. Every replica is a process of its own; all drive the same kafkajs producer configuration (idempotent, acks = all).`,
+    data: { backlog, capSeconds, lowerCeiling: lower, variants: results },
+    chartTitle: 'relay drain: events/s, ratio to the seed’s row-by-row publisher',
+    chart: results.map((r) => ({
+      label: r.label,
+      value: r.rate.median / get('seed-row'),
+      ...(r.key.startsWith('ours') ? { target: 10 } : {}),
+    })),
+  };
+}
+
+async function drainOnce(
+  ctx: BenchContext,
+  kafka: Kafka,
+  schema: BenchSchema,
+  variant: DrainVariant,
+  { backlog, capSeconds, topic }: { backlog: number; capSeconds: number; topic: string },
+): Promise<Omit<RunSample, 'round'>> {
+  const pool = schema.pool;
+  await pool.query('TRUNCATE outbox RESTART IDENTITY');
+  if (variant.table === 'ours') await pool.query('TRUNCATE outbox_relay_members');
+  await fillOutbox(pool, variant.table, backlog);
+  await settle(pool, 'outbox');
+  const pending = pendingWhere(variant.table);
+
+  const workers: Worker[] = await Promise.all(
+    Array.from({ length: variant.replicas }, (_, i) =>
+      startWorker('publishers/child.ts', {
+        kind: variant.kind,
+        databaseUrl: ctx.databaseUrl,
+        schema: schema.name,
+        brokers: ctx.kafkaBrokers,
+        topic,
+        ...(variant.kind === 'ours'
+          ? {
+              ours: {
+                sharded: variant.sharded ?? true,
+                listen: true,
+                replicaId: `${variant.key}-${i}`,
+              },
+            }
+          : {}),
+      } satisfies PublisherSpec),
+    ),
+  );
+  const before = await topicSize(kafka, topic);
+  const t0 = performance.now();
+  for (const w of workers) w.send({ type: 'go' });
+  let drained = false;
+  let lastReport = t0;
+  let seconds = 0;
+  let left = backlog;
+  try {
+    for (;;) {
+      const { rows } = await pool.query<{ left: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM outbox WHERE ${pending}) AS left`,
+      );
+      seconds = (performance.now() - t0) / 1000;
+      if (!rows[0]?.left) {
+        drained = true;
+        left = 0;
+        break;
+      }
+      if (seconds >= capSeconds) {
+        left = await countPending(pool, pending);
+        break;
+      }
+      if (performance.now() - lastReport > 5_000) {
+        lastReport = performance.now();
+        ctx.progress(`  ${variant.key}: ${fmt(await countPending(pool, pending))} pending`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+  const sent = backlog - left;
+  const produced = (await topicSize(kafka, topic)) - before;
+  return { sent, seconds, drained, rate: sent / seconds, produced };
+}
+
+async function countPending(pool: BenchSchema['pool'], pending: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM outbox WHERE ${pending}`,
+  );
+  return rows[0]?.n ?? 0;
+}

@@ -1,0 +1,4 @@
+import type { BenchContext, ScenarioResult } from '../env/context.ts';
+export async function benchInbox(_ctx: BenchContext): Promise<ScenarioResult> {
+  throw new Error('WIP');
+}
