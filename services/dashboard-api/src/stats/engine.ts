@@ -1,0 +1,244 @@
+import type { Logger } from '@outbox/core';
+import type { Pool } from 'pg';
+import { CONTRACT_VERSION, type FeedEvent, type StatsMessage } from '../contract.ts';
+import { readSettings } from '../settings/settings.ts';
+import { DeadLettersTail } from './dead-letters.ts';
+import { DeliveriesTail } from './deliveries.ts';
+import { FeedBuffer } from './feed.ts';
+import { OrdersWithoutEvents } from './orders.ts';
+import { outboxGauges, PublishedCounter } from './outbox.ts';
+import { PhantomEvents } from './phantoms.ts';
+import { readProcesses } from './processes.ts';
+import { Rates } from './rates.ts';
+import { ReservationsTail } from './reservations.ts';
+import { ScenarioTracker } from './scenarios.ts';
+
+export interface StatsEngineOptions {
+  pool: Pool;
+  log: Logger;
+  intervalMs: number;
+  settleSeconds: number;
+  chaosEnabled: boolean;
+  /** Most feed lines in one message. */
+  maxEventsPerMessage?: number;
+}
+
+type Listener = (message: StatsMessage) => void;
+
+/**
+ * The stats stream: every `intervalMs`, reads what changed since the last tick and
+ * publishes a StatsMessage. Nothing here scans a table per tick: the append-only
+ * tables are tailed by id, orders are judged once they come of age, gauges read
+ * partial indexes. Counters are derived from scratch at start and after a reset.
+ *
+ * Ticks never overlap; a reset runs between two ticks (`exclusive`).
+ */
+export class StatsEngine {
+  readonly feed = new FeedBuffer();
+  private readonly deliveries: DeliveriesTail;
+  private readonly deadLetters: DeadLettersTail;
+  private readonly reservations: ReservationsTail;
+  private readonly orders: OrdersWithoutEvents;
+  private readonly phantoms: PhantomEvents;
+  private readonly published: PublishedCounter;
+  private readonly rates = new Rates();
+  private readonly scenarios = new ScenarioTracker();
+  private readonly listeners = new Set<Listener>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private tickNo = 0;
+  private lastTickStart: number | undefined;
+  private lastOutboxDead: number | undefined;
+  private stopped = false;
+  latest: StatsMessage | undefined;
+
+  constructor(private readonly options: StatsEngineOptions) {
+    const { pool, settleSeconds } = options;
+    this.deliveries = new DeliveriesTail(pool);
+    this.deadLetters = new DeadLettersTail(pool);
+    this.reservations = new ReservationsTail(pool);
+    this.orders = new OrdersWithoutEvents(pool, settleSeconds);
+    this.phantoms = new PhantomEvents(pool, settleSeconds * 1000);
+    this.published = new PublishedCounter(pool);
+  }
+
+  /** Derives every counter from scratch, computes the first message, starts ticking. */
+  async start(): Promise<void> {
+    await this.exclusive(() => this.baseline());
+    await this.tick();
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.chain.catch(() => undefined);
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs `fn` between ticks (reset), then re-derives every counter from scratch. */
+  async resetWith<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      const result = await fn();
+      await this.baseline();
+      return result;
+    });
+  }
+
+  /** Computes and publishes one message now (the timer calls it; tests and the bench too). */
+  tick(): Promise<StatsMessage> {
+    return this.exclusive(() => this.compute()).then((message) => {
+      this.latest = message;
+      for (const listener of this.listeners) {
+        try {
+          listener(message);
+        } catch (error) {
+          this.options.log.warn({ err: error }, 'stats listener failed');
+        }
+      }
+      return message;
+    });
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    // A cadence from the start of the previous tick; ticks never overlap, so a slow
+    // one delays the next rather than piling ticks up.
+    const sinceLast = Date.now() - (this.lastTickStart ?? 0);
+    this.timer = setTimeout(
+      () => {
+        this.tick()
+          .catch((error: unknown) => this.options.log.warn({ err: error }, 'stats tick failed'))
+          .finally(() => this.schedule());
+      },
+      Math.max(0, this.options.intervalMs - sinceLast),
+    );
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async baseline(): Promise<void> {
+    const started = performance.now();
+    await Promise.all([
+      this.deliveries.baseline(),
+      this.deadLetters.baseline(),
+      this.reservations.baseline(),
+      this.orders.baseline(),
+      this.phantoms.baseline(),
+      this.published.baseline(),
+    ]);
+    this.rates.clear();
+    this.feed.clear();
+    this.lastOutboxDead = undefined;
+    this.scenarios.reset(this.deliveries.totals.happy, this.orders.count, this.phantoms.count);
+    this.options.log.info(
+      {
+        ms: Math.round(performance.now() - started),
+        orders: this.orders.orders,
+        deliveries: this.deliveries.totals.deliveries,
+        published: this.published.total,
+      },
+      'stats derived from scratch',
+    );
+  }
+
+  private async compute(): Promise<StatsMessage> {
+    const started = performance.now();
+    this.lastTickStart = Date.now();
+    const { pool } = this.options;
+    const [deliveries, deadLetters, doubled, lost, published, gauges, procs, settings] =
+      await Promise.all([
+        this.deliveries.next(),
+        this.deadLetters.next(),
+        this.reservations.next(),
+        this.orders.next(),
+        this.published.next(),
+        outboxGauges(pool),
+        readProcesses(pool),
+        readSettings(pool),
+      ]);
+    const phantoms = await this.phantoms.next(deliveries.orphans);
+
+    const s = this.scenarios;
+    for (const h of deliveries.happy) s.happy(h.orderId, h.at);
+    for (const e of deliveries.events) {
+      if (e.outcome === 'duplicate')
+        s.anomaly(
+          'duplicate_caught',
+          e.aggregateId,
+          `${e.eventType} ${e.eventId} caught by the inbox`,
+        );
+      if (e.fifoViolation)
+        s.anomaly(
+          'fifo_violation',
+          e.aggregateId,
+          `${e.eventType} seq ${e.seq} arrived out of order`,
+        );
+    }
+    for (const id of doubled) s.anomaly('double_processed', id, `order ${id} reserved stock twice`);
+    for (const d of deadLetters) s.anomaly('consumer_dead_letter', null, d.reason);
+    if (this.lastOutboxDead !== undefined && gauges.deadLettered > this.lastOutboxDead)
+      s.anomaly(
+        'outbox_dead_letter',
+        null,
+        `${gauges.deadLettered - this.lastOutboxDead} outbox row(s) dead-lettered`,
+      );
+    this.lastOutboxDead = gauges.deadLettered;
+    for (const o of lost)
+      s.anomaly('order_without_event', o.orderId, `order ${o.orderId} has no event`);
+    for (const id of phantoms)
+      s.anomaly('phantom_event', id, `event for order ${id}, which does not exist`);
+    // A late event can turn a lost order back into a fine one: keep the table honest.
+    s.setCount('network_after_commit', this.orders.count);
+    s.setCount('network_after_publish', this.phantoms.count);
+
+    const events: FeedEvent[] = [...deliveries.events, ...deadLetters].sort((a, b) =>
+      a.at < b.at ? -1 : a.at > b.at ? 1 : 0,
+    );
+    this.feed.push(events);
+    const now = Date.now();
+    const rates = this.rates.add({
+      at: now,
+      published,
+      deliveries: this.deliveries.totals.deliveries,
+      orders: this.orders.orders,
+    });
+    this.tickNo += 1;
+    const d = this.deliveries.totals;
+    return {
+      v: CONTRACT_VERSION,
+      tick: this.tickNo,
+      at: new Date(now).toISOString(),
+      tickMs: Math.round((performance.now() - started) * 100) / 100,
+      intervalMs: this.options.intervalMs,
+      outbox: gauges,
+      rates,
+      totals: { orders: this.orders.orders, published, deliveries: d.deliveries },
+      invariants: {
+        ordersWithoutEvents: this.orders.count,
+        phantomEvents: this.phantoms.count,
+        duplicatesDelivered: d.duplicatesDelivered,
+        duplicatesCaught: d.duplicatesCaught,
+        doubleProcessed: this.reservations.doubleProcessed,
+        fifoViolations: d.fifoViolations,
+        consumerDeadLettered: this.deadLetters.count,
+        outboxDeadLettered: gauges.deadLettered,
+      },
+      processes: procs.processes,
+      replicas: procs.replicas,
+      settings,
+      events: events.slice(-(this.options.maxEventsPerMessage ?? 200)),
+      scenarios: { latest: s.latest, latestFailure: s.latestFailure, counts: { ...s.counts } },
+      latestAnomaly: s.latestAnomaly,
+      chaosEnabled: this.options.chaosEnabled,
+    };
+  }
+}
