@@ -75,3 +75,9 @@ export function pendingWhere(kind: TableKind): string {
   if (kind === 'seed') return 'sent_at IS NULL';
   return 'sent_at IS NULL AND dead_lettered_at IS NULL';
 }
+
+/** The consumers' business effect: a row per applied event, deliberately not unique. */
+export const EFFECTS_DDL = `CREATE TABLE bench_effects (
+  id BIGSERIAL PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
