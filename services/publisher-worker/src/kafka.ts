@@ -21,6 +21,8 @@ function pinoLogCreator(log: Logger) {
 export interface WorkerKafka {
   kafka: Kafka;
   producer: Producer;
+  /** A new producer with the same settings (the relay renews a broken one). */
+  createProducer: () => Producer;
   /** Every broker socket goes through it: the outage failure point cuts them for real. */
   sockets: FaultySocketFactory;
 }
@@ -47,19 +49,20 @@ export function createKafka(
     logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
     retry,
   });
-  const producer = kafka.producer({
-    // Java-compatible murmur2: a key lands on the partition any other client picks.
-    createPartitioner: Partitioners.DefaultPartitioner,
-    allowAutoTopicCreation: false,
-    // Idempotent: a produce retried after a lost response is deduplicated by the broker,
-    // so retries add no duplicates and cannot reorder a partition (one request in
-    // flight). Without it a clean-clone CI run saw 72 duplicates from 2,000 events with
-    // no crash at all.
-    idempotent: true,
-    maxInFlightRequests: 1,
-    retry,
-  });
-  return { kafka, producer, sockets };
+  const createProducer = () =>
+    kafka.producer({
+      // Java-compatible murmur2: a key lands on the partition any other client picks.
+      createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false,
+      // Idempotent: a produce retried after a lost response is deduplicated by the broker,
+      // so retries add no duplicates and cannot reorder a partition (one request in
+      // flight). Without it a clean-clone CI run saw 72 duplicates from 2,000 events with
+      // no crash at all.
+      idempotent: true,
+      maxInFlightRequests: 1,
+      retry,
+    });
+  return { kafka, producer: createProducer(), createProducer, sockets };
 }
 
 /** Creates the topic if it is missing (idempotent; replicas may race on it). */

@@ -16,7 +16,7 @@ import { loadConfig } from './config.ts';
 import { createHttpServer } from './http.ts';
 import { createKafka, ensureTopic, retryForever } from './kafka.ts';
 import { watchOutage } from './outage.ts';
-import { RelaySwitch } from './relay-switch.ts';
+import { RelaySwitch, type RelaySwitchOptions } from './relay-switch.ts';
 
 /**
  * publisher-worker: the outbox relay as a process. Migrates (core serialises
@@ -54,7 +54,9 @@ const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log })
 await failurePoints.start();
 const outageActive = () => failurePoints.isActive(FailurePoint.workerKafkaOutage);
 
-const { kafka, producer, sockets } = createKafka(config, outageActive, log);
+const kafkaParts = createKafka(config, outageActive, log);
+const { kafka, createProducer, sockets } = kafkaParts;
+let { producer } = kafkaParts;
 const stopOutageWatch = watchOutage(outageActive, sockets, log);
 // Start-up survives Kafka being down (an outage armed before a restart): keep trying.
 await retryForever(
@@ -71,33 +73,45 @@ const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 const metrics = new OutboxMetrics(registry, pool);
 
-const relay = new RelaySwitch({
-  relay: {
-    pool,
-    producer,
-    topics: { order: topics.orders },
-    listen: pgConfig(config),
-    batchSize: config.BATCH_SIZE,
-    pollIntervalMs: config.POLL_INTERVAL_MS,
-    maxAttempts: config.MAX_ATTEMPTS,
-    replicaId: config.REPLICA_ID,
-    metrics,
-    log,
-    hooks: {
-      // Failure point 3: a real death after the broker's ack, before UPDATE sent_at.
-      // The claim's transaction dies with the connection: the rows stay pending and
-      // the next relay publishes them again (at-least-once).
-      async afterPublish(rows) {
-        if (await failurePoints.fire(FailurePoint.workerKillMidPublish)) {
-          await crashNow(
-            log,
-            { rows: rows.length, firstId: rows[0]?.id, lastId: rows.at(-1)?.id },
-            'worker.kill_mid_publish: Kafka acked the batch; dying before marking it sent',
-          );
-        }
-      },
+const relayOptions: RelaySwitchOptions['relay'] = {
+  pool,
+  producer,
+  // kafkajs cannot repair an idempotent producer whose sequence numbers the broker
+  // rejects; the relay asks for a new one (and the shutdown below closes that one).
+  async renewProducer(broken) {
+    await broken
+      .disconnect()
+      .catch((error: unknown) => log.warn({ err: error }, 'broken producer disconnect'));
+    producer = createProducer();
+    await producer.connect();
+    relayOptions.producer = producer;
+    return producer;
+  },
+  topics: { order: topics.orders },
+  listen: pgConfig(config),
+  batchSize: config.BATCH_SIZE,
+  pollIntervalMs: config.POLL_INTERVAL_MS,
+  maxAttempts: config.MAX_ATTEMPTS,
+  replicaId: config.REPLICA_ID,
+  metrics,
+  log,
+  hooks: {
+    // Failure point 3: a real death after the broker's ack, before UPDATE sent_at.
+    // The claim's transaction dies with the connection: the rows stay pending and
+    // the next relay publishes them again (at-least-once).
+    async afterPublish(rows) {
+      if (await failurePoints.fire(FailurePoint.workerKillMidPublish)) {
+        await crashNow(
+          log,
+          { rows: rows.length, firstId: rows[0]?.id, lastId: rows.at(-1)?.id },
+          'worker.kill_mid_publish: Kafka acked the batch; dying before marking it sent',
+        );
+      }
     },
   },
+};
+const relay = new RelaySwitch({
+  relay: relayOptions,
   // Failure point 7: the teaching switch, applied without a restart.
   wantSharded: () => config.SHARDED && !failurePoints.isActive(FailurePoint.workersUnsharded),
   log,

@@ -60,8 +60,7 @@ const ROW_ERROR_TYPES = new Set([
   'UNKNOWN_TOPIC_OR_PARTITION',
 ]);
 
-/** Whether a produce error is the rows' fault (bad message or topic) rather than Kafka's. */
-export function isRowError(error: unknown): boolean {
+function hasErrorType(error: unknown, types: Set<string>): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 6; depth += 1) {
     const err = e as {
       type?: string;
@@ -69,11 +68,33 @@ export function isRowError(error: unknown): boolean {
       originalError?: unknown;
       errors?: unknown[];
     };
-    if (err.type && ROW_ERROR_TYPES.has(err.type)) return true;
-    if (Array.isArray(err.errors) && err.errors.some((inner) => isRowError(inner))) return true;
+    if (err.type && types.has(err.type)) return true;
+    if (Array.isArray(err.errors) && err.errors.some((inner) => hasErrorType(inner, types)))
+      return true;
     e = err.originalError ?? err.cause;
   }
   return false;
+}
+
+/** Whether a produce error is the rows' fault (bad message or topic) rather than Kafka's. */
+export function isRowError(error: unknown): boolean {
+  return hasErrorType(error, ROW_ERROR_TYPES);
+}
+
+// The broker no longer agrees with the idempotent producer's sequence numbers. kafkajs
+// cannot recover from these (the Java client bumps the epoch, KIP-360): every later
+// produce to that partition fails the same way until the producer is replaced.
+const PRODUCER_STATE_ERROR_TYPES = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'DUPLICATE_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+/** Whether a produce error means the producer's idempotence state is broken for good. */
+export function isProducerStateError(error: unknown): boolean {
+  return hasErrorType(error, PRODUCER_STATE_ERROR_TYPES);
 }
 
 export function describeError(error: unknown): string {

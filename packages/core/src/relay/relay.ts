@@ -8,7 +8,13 @@ import { UnknownAggregateTypeError } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import type { OutboxMetrics } from '../metrics/metrics.ts';
 import { backoffMs } from './backoff.ts';
-import { describeError, isRowError, produceRows, type RoutedRow } from './publish.ts';
+import {
+  describeError,
+  isProducerStateError,
+  isRowError,
+  produceRows,
+  type RoutedRow,
+} from './publish.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
   claimBatch,
@@ -30,6 +36,13 @@ export interface RelayHooks {
 export interface RelayOptions {
   pool: Pool;
   producer: Producer;
+  /**
+   * Replaces a producer whose idempotence state is broken (kafkajs cannot recover it):
+   * create and connect a new one, dispose of the old one, return the new one. Called
+   * after Kafka refused part of a multi-row batch, and on sequence-number errors.
+   * Without it, such a producer keeps failing every produce to the partitions involved.
+   */
+  renewProducer?: (broken: Producer) => Promise<Producer>;
   topics: TopicMap;
   /** Client config for the LISTEN connection; without it the relay only polls. */
   listen?: pg.ClientConfig;
@@ -91,8 +104,10 @@ export class OutboxRelay {
   private stopped: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private woken = false;
+  private producer: Producer;
 
   constructor(private readonly options: RelayOptions) {
+    this.producer = options.producer;
     this.replicaId = options.replicaId ?? `relay-${randomUUID().slice(0, 8)}`;
     this.opts = {
       batchSize: options.batchSize ?? 500,
@@ -287,9 +302,8 @@ export class OutboxRelay {
     failures: { row: OutboxRow; error: string }[],
   ): Promise<RoutedRow[]> {
     if (routed.length === 0) return [];
-    const { producer } = this.options;
     try {
-      await produceRows(producer, routed, this.opts.produceTimeoutMs);
+      await this.send(routed);
       return routed;
     } catch (error) {
       if (!isRowError(error)) throw error;
@@ -297,13 +311,18 @@ export class OutboxRelay {
         { err: error, rows: routed.length },
         'Kafka refused the batch; isolating the rows at fault',
       );
+      // kafkajs sends one request per broker for every partition of the batch and, when
+      // the broker refuses one partition, rolls back the sequence numbers of all of them,
+      // also of those the broker wrote: the next produce there would be out of order.
+      // A single row is a single partition: nothing was written, nothing to renew.
+      if (routed.length > 1) await this.renewProducer('Kafka refused part of a batch');
     }
     const sent: RoutedRow[] = [];
     for (const r of routed) {
       const key = aggregateKey(r.row);
       if (blocked.has(key)) continue;
       try {
-        await produceRows(producer, [r], this.opts.produceTimeoutMs);
+        await this.send([r]);
         sent.push(r);
       } catch (error) {
         if (!isRowError(error)) throw error;
@@ -312,6 +331,21 @@ export class OutboxRelay {
       }
     }
     return sent;
+  }
+
+  private async send(rows: RoutedRow[]): Promise<void> {
+    try {
+      await produceRows(this.producer, rows, this.opts.produceTimeoutMs);
+    } catch (error) {
+      if (isProducerStateError(error)) await this.renewProducer(describeError(error));
+      throw error;
+    }
+  }
+
+  private async renewProducer(reason: string): Promise<void> {
+    if (!this.options.renewProducer) return;
+    this.log.warn({ reason }, 'replacing the Kafka producer: its sequence numbers are stale');
+    this.producer = await this.options.renewProducer(this.producer);
   }
 
   /**

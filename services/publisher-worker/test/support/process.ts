@@ -57,7 +57,9 @@ export async function startService(
   });
   child.stderr!.on('data', (chunk: Buffer) => (raw += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': 'exit' can come before the last stdout chunk is read, and a
+    // test would miss the line a process wrote just before it was killed.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   let ended = false;
   void exited.then(() => (ended = true));
