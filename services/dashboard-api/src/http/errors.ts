@@ -46,7 +46,7 @@ const bodyParserErrors: Record<string, { status: number; message: string }> = {
 
 /** Unknown API paths are JSON 404s like every other error. */
 export const notFound: RequestHandler = (req, _res, next) => {
-  next(new HttpError(404, `no route for ${req.method} ${req.path}`));
+  next(new HttpError(404, `no route for ${req.method} ${req.originalUrl.split('?')[0]}`));
 };
 
 /**

@@ -59,18 +59,18 @@ export async function orderJourney(pool: Pool, orderId: string): Promise<Journey
     pool.query<OrderRow>('SELECT * FROM orders WHERE id = $1::uuid', [orderId]),
     pool.query<OutboxDbRow>(
       `SELECT ${outboxColumns} FROM outbox
-        WHERE aggregate_type = 'order' AND aggregate_id = $1 ORDER BY id`,
+        WHERE aggregate_type = 'order' AND aggregate_id = $1 ORDER BY outbox.id`,
       [orderId],
     ),
     pool.query<DeliveryRow>(
       `SELECT id::text AS id, consumer, event_id, event_type, seq, topic, kafka_partition,
               kafka_offset::text AS kafka_offset, outcome, fifo_violation, received_at
-         FROM consumer_deliveries WHERE aggregate_id = $1 ORDER BY id`,
+         FROM consumer_deliveries d WHERE d.aggregate_id = $1 ORDER BY d.id`,
       [orderId],
     ),
     pool.query<ReservationRow>(
       `SELECT id::text AS id, sku, quantity, event_id, released_at, created_at
-         FROM reservations WHERE order_id = $1::uuid ORDER BY id`,
+         FROM reservations r WHERE r.order_id = $1::uuid ORDER BY r.id`,
       [orderId],
     ),
   ]);

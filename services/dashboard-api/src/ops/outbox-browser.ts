@@ -97,7 +97,7 @@ export async function browseOutbox(
   const { rows } = await pool.query<OutboxDbRow>(
     `${types}SELECT ${outboxColumns} FROM outbox
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY id DESC LIMIT ${limit}`,
+      ORDER BY outbox.id DESC LIMIT ${limit}`,
     values,
   );
   const page = rows.slice(0, q.limit);

@@ -30,9 +30,9 @@ export class DeadLettersTail {
 
   async next(): Promise<Extract<FeedEvent, { kind: 'dead_letter' }>[]> {
     const { rows } = await this.pool.query<DeadLetterRow>(
-      `SELECT id::text AS id, consumer, topic, kafka_partition, kafka_offset::text AS kafka_offset,
-              left(reason, 500) AS reason, created_at
-         FROM (${tailRows('consumer_dead_letters', '*', '$3')}) n ORDER BY id`,
+      `SELECT n.id::text AS id, n.consumer, n.topic, n.kafka_partition,
+              n.kafka_offset::text AS kafka_offset, left(n.reason, 500) AS reason, n.created_at
+         FROM (${tailRows('consumer_dead_letters', '*', '$3')}) n ORDER BY n.id`,
       [this.tail.watermark, this.tail.gapIds, 1_000],
     );
     this.tail.advance(rows.map((r) => r.id));
