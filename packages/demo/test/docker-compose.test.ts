@@ -8,6 +8,7 @@ import { parseConfig } from '@outbox/core';
 import { configSchema as orderApiConfig } from '../../../services/order-api/src/config.ts';
 import { configSchema as workerConfig } from '../../../services/publisher-worker/src/config.ts';
 import { configSchema as consumerConfig } from '../../../services/inventory-consumer/src/config.ts';
+import { configSchema as dashboardConfig } from '../../../services/dashboard-api/src/config.ts';
 
 /**
  * docker-compose.yml cannot be run here (no Docker engine), so it is checked against the
@@ -29,15 +30,32 @@ interface ComposeService {
   restart?: string;
   deploy?: { replicas?: number };
 }
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), {
-  merge: true,
-}) as { services: Record<string, ComposeService> };
+/** What `docker compose` does to `${VAR}`, `${VAR:-default}` and `${VAR:?error}`. */
+function interpolate(text: string, env: Record<string, string>): string {
+  return text.replace(
+    /\$\{(\w+)(?::([-?])([^}]*))?\}/g,
+    (_, name: string, op?: string, arg?: string) => {
+      const value = env[name];
+      if (value !== undefined && value !== '') return value;
+      if (op === '-') return arg ?? '';
+      if (op === '?') throw new Error(`compose would refuse to start: ${name}: ${arg}`);
+      return '';
+    },
+  );
+}
+const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+// The one variable the README tells the user to set.
+const userEnv = { CONTROL_TOKEN: 'a-token-of-32-characters-0123456' };
+const compose = parse(interpolate(composeText, userEnv), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
 const services = compose.services;
 
 const schemas: Record<string, z.ZodType> = {
   'order-api': orderApiConfig,
   'publisher-worker': workerConfig,
   'inventory-consumer': consumerConfig,
+  'dashboard-api': dashboardConfig,
 };
 
 /** The variable names a config schema reads (through a transform, too). */
@@ -124,6 +142,10 @@ describe('docker-compose.yml', () => {
     const worker = services['publisher-worker']!;
     expect(worker.deploy?.replicas).toBe(2);
     expect(worker.environment?.SHARDED).toBe('true');
+  });
+
+  it('refuses to start the dashboard without a control token', () => {
+    expect(() => interpolate(composeText, {})).toThrow(/CONTROL_TOKEN/);
   });
 
   it('seeds with the script the repo has, once', () => {
