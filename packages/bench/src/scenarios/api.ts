@@ -1,4 +1,166 @@
+import autocannon from 'autocannon';
 import type { BenchContext, ScenarioResult } from '../env/context.ts';
-export async function benchApi(_ctx: BenchContext): Promise<ScenarioResult> {
-  throw new Error('WIP');
+import { createSchema, settle, type BenchSchema } from '../env/db.ts';
+import { deleteTopics, kafkaClient } from '../env/kafka.ts';
+import { startService, type ServiceProcess } from '../env/service.ts';
+import { startWorker, type Worker } from '../env/worker.ts';
+import type { PlainServerSpec } from '../baseline/plain-server.ts';
+import { markdownTable } from '../report/table.ts';
+import { alternate, fmt, ratio, spread, summarize, type Summary } from '../stats.ts';
+
+/**
+ * Scenario 5, API throughput: autocannon on `POST /orders`, alternating, 20 s each:
+ *   plain  — the baseline server (src/baseline): same validation, a plain INSERT;
+ *   outbox — the real order-api, outbox mode (order + event in one transaction);
+ *   naive  — the real order-api, naive mode (COMMIT, then produce to Kafka in the request).
+ * No relay runs: this is the request path's cost. order-api is started as its tests
+ * start it; the mode is chosen per request in the body.
+ */
+const VARIANTS = ['plain', 'outbox', 'naive'] as const;
+type ApiVariant = (typeof VARIANTS)[number];
+const LABELS: Record<ApiVariant, string> = {
+  plain: 'plain insert, no outbox (baseline server)',
+  outbox: 'order-api, outbox mode',
+  naive: 'order-api, naive mode (Kafka in the request)',
+};
+const CONNECTIONS = 32;
+const SKUS = Array.from({ length: 50 }, (_, i) => `sku-${String(i).padStart(4, '0')}`);
+
+interface ApiRun {
+  round: number;
+  requestsPerSecond: number;
+  p99Ms: number;
+  p50Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
+  const seconds = ctx.quick ? 3 : 20;
+  const prefix = 'bench.api.';
+  const kafka = kafkaClient(ctx.kafkaBrokers, 'bench-api');
+  let plainSchema: BenchSchema | undefined;
+  let serviceSchema: BenchSchema | undefined;
+  let plain: Worker | undefined;
+  let service: ServiceProcess | undefined;
+  const runs: Record<ApiVariant, ApiRun[]> = { plain: [], outbox: [], naive: [] };
+  try {
+    plainSchema = await createSchema(ctx.databaseUrl, 'bench_api_plain');
+    serviceSchema = await createSchema(ctx.databaseUrl, 'bench_api_service');
+    for (const s of [plainSchema, serviceSchema]) {
+      await s.pool.query(
+        'INSERT INTO inventory (sku, available) SELECT unnest($1::text[]), 1000000000',
+        [SKUS],
+      );
+    }
+    plain = await startWorker('baseline/plain-server.ts', {
+      databaseUrl: ctx.databaseUrl,
+      schema: plainSchema.name,
+    } satisfies PlainServerSpec);
+    const plainUrl = `http://127.0.0.1:${await plain.request<number>({ type: 'port' })}`;
+    service = await startService('order-api', {
+      DATABASE_URL: ctx.databaseUrl,
+      DATABASE_SCHEMA: serviceSchema.name,
+      KAFKA_BROKERS: ctx.kafkaBrokers.join(','),
+      TOPIC_PREFIX: prefix,
+    });
+    const urls: Record<ApiVariant, string> = {
+      plain: plainUrl,
+      outbox: service.url,
+      naive: service.url,
+    };
+    // Warm-up (JIT, pool connections, Kafka metadata): not recorded.
+    for (const v of VARIANTS) await load(urls[v], v, ctx.quick ? 1 : 3);
+
+    await alternate(ctx.rounds, VARIANTS, async (variant, round) => {
+      const schema = variant === 'plain' ? plainSchema! : serviceSchema!;
+      await schema.pool.query('TRUNCATE orders, outbox, idempotency_keys');
+      await settle(schema.pool, 'orders', 'outbox');
+      const r = await load(urls[variant], variant, seconds);
+      runs[variant].push({ round, ...r });
+      ctx.progress(
+        `api round ${round}/${ctx.rounds} ${variant}: ${fmt(r.requestsPerSecond)} req/s, p99 ${fmt(r.p99Ms)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
+      );
+      if (r.non2xx > 0 || r.errors > 0) {
+        throw new Error(
+          `${variant}: ${r.non2xx} non-2xx answers and ${r.errors} errors under load`,
+        );
+      }
+    });
+  } finally {
+    await service?.stop();
+    await plain?.stop();
+    await plainSchema?.drop();
+    await serviceSchema?.drop();
+    await deleteTopics(kafka, prefix).catch(() => undefined);
+  }
+  const rps = Object.fromEntries(
+    VARIANTS.map((v) => [v, summarize(runs[v].map((r) => r.requestsPerSecond))]),
+  ) as Record<ApiVariant, Summary>;
+  const p99 = Object.fromEntries(
+    VARIANTS.map((v) => [v, summarize(runs[v].map((r) => r.p99Ms))]),
+  ) as Record<ApiVariant, Summary>;
+  const table = markdownTable(
+    [
+      'endpoint',
+      'req/s median (min–max)',
+      'p99 ms median (min–max)',
+      'ratio to plain insert (target outbox ≥ 80%)',
+    ],
+    VARIANTS.map((v) => [
+      LABELS[v],
+      spread(rps[v]),
+      spread(p99[v], 1),
+      ratio(rps[v].median, rps.plain.median),
+    ]),
+  );
+  return {
+    title: `API throughput: POST /orders, autocannon ${CONNECTIONS} connections, ${seconds} s per run`,
+    table: `${table}\n\nTarget: outbox mode ≥ 3,000 req/s on this machine and ≥ 80% of plain insert. No relay runs during the load; load generator, server and PostgreSQL share the 2 cores.`,
+    data: { seconds, connections: CONNECTIONS, runs, requestsPerSecond: rps, p99 },
+    chartTitle: 'API: req/s, ratio to the plain insert (target outbox ≥ 80%)',
+    chart: VARIANTS.map((v) => ({
+      label: v,
+      value: rps[v].median / rps.plain.median,
+      ...(v === 'outbox' ? { target: 0.8 } : {}),
+    })),
+  };
+}
+
+async function load(
+  url: string,
+  mode: ApiVariant,
+  seconds: number,
+): Promise<Omit<ApiRun, 'round'>> {
+  let n = 0;
+  const result = await autocannon({
+    url: `${url}/orders`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    // A different user and sku per request, as real traffic would be.
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({ ...req, body: body(n++, mode) }),
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    p50Ms: result.latency.p50,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+function body(i: number, mode: ApiVariant): string {
+  return JSON.stringify({
+    userId: 1 + (i % 100_000),
+    sku: SKUS[i % SKUS.length],
+    quantity: 1 + (i % 3),
+    ...(mode === 'plain' ? {} : { mode }),
+  });
 }

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pg from 'pg';
+import { z } from 'zod';
+import { serveWorker, workerSpec } from '../env/worker.ts';
+
+/**
+ * BASELINE, not a service: the reference for scenario 5's ratio. `POST /orders` with
+ * order-api's validation (the same zod schema, JSON body parser and limit) and a
+ * plain INSERT of the order (the same statement as order-api's) with no outbox, no
+ * transaction block, no event: what the endpoint costs without the pattern.
+ */
+export interface PlainServerSpec {
+  databaseUrl: string;
+  schema: string;
+}
+
+const spec = workerSpec<PlainServerSpec>();
+// order-api's pool size, so both servers can hold as many transactions open.
+const pool = new pg.Pool({
+  connectionString: spec.databaseUrl,
+  options: `-c search_path=${spec.schema}`,
+  max: 20,
+});
+pool.on('error', () => undefined);
+
+const int32 = z.number().int().positive().max(2_147_483_647);
+const createOrderBody = z.object({
+  userId: int32,
+  sku: z.string().min(1).max(200),
+  quantity: int32,
+  mode: z.enum(['outbox', 'naive']).optional(),
+});
+
+const app = express();
+app.disable('x-powered-by');
+app.post('/orders', express.json({ limit: '16kb', strict: true }), async (req, res) => {
+  const parsed = createOrderBody.safeParse(req.body);
+  if (!parsed.success) {
+    res.status(400).json({ error: 'invalid request body' });
+    return;
+  }
+  const orderId = randomUUID();
+  const { rowCount } = await pool.query(
+    `INSERT INTO orders (id, user_id, sku, quantity, status, seq, mode)
+     SELECT $1, $2, i.sku, $4, 'created', 1, 'plain' FROM inventory i WHERE i.sku = $3`,
+    [orderId, parsed.data.userId, parsed.data.sku, parsed.data.quantity],
+  );
+  if (rowCount !== 1) {
+    res.status(422).json({ error: 'unknown sku' });
+    return;
+  }
+  res.status(201).json({ orderId });
+});
+
+const server = createServer(app);
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+serveWorker({ port: () => (server.address() as AddressInfo).port }, async () => {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await pool.end();
+});
