@@ -132,6 +132,10 @@ describe('incremental counters vs audit() on the same data', () => {
       pending: 1,
     });
     const latest = dash.dashboard.engine.latest!;
+    const { rows: sent } = await pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NOT NULL',
+    );
+    expect(latest.totals.published).toBe(sent[0]?.n);
     expect(latest.scenarios.counts.network_after_commit).toBe(2);
     expect(latest.scenarios.counts.network_after_publish).toBe(1);
     expect(latest.scenarios.counts.happy_path).toBe(6);

@@ -35,6 +35,8 @@ export interface DeliveriesDelta {
   happy: { orderId: string; at: Date }[];
   /** OrderCreated delivered while its order does not exist (yet): phantom suspects. */
   orphans: string[];
+  /** Every aggregate an OrderCreated was delivered for: those orders have their event. */
+  created: string[];
 }
 
 export interface DeliveriesTotals {
@@ -114,6 +116,7 @@ export class DeliveriesTail {
       fifoViolations: 0,
       happy: [],
       orphans: [],
+      created: [],
     };
     const firstInBatch = new Set<string>();
     for (const r of rows) {
@@ -123,6 +126,7 @@ export class DeliveriesTail {
       if (r.outcome === 'duplicate') delta.duplicatesCaught += 1;
       if (r.fifo_violation) delta.fifoViolations += 1;
       if (r.event_type === 'OrderCreated') {
+        delta.created.push(r.aggregate_id);
         if (r.order_exists === false) delta.orphans.push(r.aggregate_id);
         else if (r.outcome === 'processed')
           delta.happy.push({ orderId: r.aggregate_id, at: r.received_at });

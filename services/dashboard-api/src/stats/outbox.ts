@@ -1,5 +1,7 @@
 import { pendingStats } from '@outbox/core';
 import type { Pool } from 'pg';
+import { IdTail } from './id-tail.ts';
+import { tailRows } from './sql.ts';
 
 export interface OutboxGauges {
   pending: number;
@@ -32,49 +34,51 @@ export async function outboxGauges(pool: Pool): Promise<OutboxGauges> {
 }
 
 /**
- * How many outbox rows were marked sent, without count(*) over the table.
+ * How many outbox rows were marked sent, without count(*) over the table: every row
+ * is counted once when the tail first sees it (by id, gaps included: IdTail), and
+ * the sent ones are the rows seen minus those still unsent, which the two partial
+ * indexes count (pending: outbox_pending_idx, dead-lettered: outbox_blocking_idx).
+ * Read in one statement, so both sides come from one snapshot.
  *
- * Below the oldest pending row that never failed, every row is settled (sent or
- * dead-lettered) and stays so: that prefix is counted once, as the frontier moves up.
- * Above it, the rows are counted on every tick: normally a handful, during an outage
- * the backlog (which pendingStats walks anyway). Not exact in two rare cases, fine for
- * a rate: a row committed below the frontier after it moved (a long writer
- * transaction) and a requeued dead letter are not counted when they are sent.
+ * Measured at 1M rows: an earlier version counted `sent_at IS NOT NULL` above the
+ * oldest pending row, which 1,000 never-sent rows held down: 22 ms idle, 55 ms
+ * under 100 orders/s, the most expensive part of the tick.
  */
 export class PublishedCounter {
-  private frontier = '0';
-  private settled = 0;
+  private readonly tail = new IdTail();
+  private seen = 0;
   total = 0;
 
   constructor(private readonly pool: Pool) {}
 
-  /** Counts the sent prefix from scratch (start and reset only). */
+  /** Counts the rows from scratch (start and reset only). */
   async baseline(): Promise<void> {
-    this.frontier = '0';
-    this.settled = 0;
+    const { rows } = await this.pool.query<{ max_id: string; seen: number }>(
+      'SELECT COALESCE(max(id), 0)::text AS max_id, count(*)::int AS seen FROM outbox',
+    );
+    this.seen = rows[0]?.seen ?? 0;
+    this.tail.reset(rows[0]?.max_id ?? '0');
     await this.next();
   }
 
   async next(): Promise<number> {
-    const { rows } = await this.pool.query<{ frontier: string; settled: number; above: number }>(
-      `WITH f AS (
-         SELECT GREATEST($1::bigint, COALESCE(
-           (SELECT min(id) - 1 FROM outbox
-             WHERE sent_at IS NULL AND dead_lettered_at IS NULL AND attempts = 0),
-           (SELECT max(id) FROM outbox), 0)) AS frontier)
-       SELECT f.frontier::text AS frontier,
-              (SELECT count(*) FROM outbox o
-                WHERE o.id > $1::bigint AND o.id <= f.frontier AND o.sent_at IS NOT NULL)::int AS settled,
-              (SELECT count(*) FROM outbox o
-                WHERE o.id > f.frontier AND o.sent_at IS NOT NULL)::int AS above
-         FROM f`,
-      [this.frontier],
+    const { rows } = await this.pool.query<{ ids: string[]; unsent: number }>(
+      `WITH n AS (${tailRows('outbox', 'id', '$3')}),
+       w AS (SELECT GREATEST($1::bigint, COALESCE(max(id), 0)) AS w FROM n)
+       SELECT COALESCE((SELECT array_agg(id::text ORDER BY id) FROM n), '{}') AS ids,
+              ((SELECT count(*) FROM outbox
+                 WHERE sent_at IS NULL AND dead_lettered_at IS NULL AND id <= w.w)
+             + (SELECT count(*) FROM outbox
+                 WHERE sent_at IS NULL AND attempts > 0 AND dead_lettered_at IS NOT NULL
+                   AND id <= w.w))::int AS unsent
+         FROM w`,
+      [this.tail.watermark, this.tail.gapIds, 10_000],
     );
     const row = rows[0];
     if (!row) throw new Error('published count returned no row');
-    this.frontier = row.frontier;
-    this.settled += row.settled;
-    this.total = this.settled + row.above;
+    this.tail.advance(row.ids);
+    this.seen += row.ids.length;
+    this.total = this.seen - row.unsent;
     return this.total;
   }
 }
