@@ -101,7 +101,7 @@ export function App() {
               title="Live event feed"
               subtitle="Every delivery inventory-consumer saw. Click an order to follow its journey."
             >
-              <EventFeed feed={live.feed} onOrder={showOrder} />
+              <EventFeed feed={live.feed} anomalies={live.anomalies} onOrder={showOrder} />
             </Panel>
           </div>
           <div className="col-side">

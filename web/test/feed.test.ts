@@ -1,6 +1,6 @@
 import type { FeedEvent } from '@outbox/dashboard-api/contract';
 import { describe, expect, it } from 'vitest';
-import { feedTone, mergeFeed } from '../src/live/feed.ts';
+import { feedTone, isAnomaly, mergeFeed } from '../src/live/feed.ts';
 
 const delivery = (id: number, over: Partial<Extract<FeedEvent, { kind: 'delivery' }>> = {}) =>
   ({
@@ -58,5 +58,13 @@ describe('feedTone', () => {
     expect(feedTone(delivery(1, { outcome: 'duplicate', caughtByInbox: true }))).toBe('caught');
     expect(feedTone(delivery(1, { outcome: 'reprocessed' }))).toBe('reprocessed');
     expect(feedTone(delivery(1, { fifoViolation: true }))).toBe('fifo');
+  });
+});
+
+describe('isAnomaly', () => {
+  it('keeps everything but a plain first delivery', () => {
+    expect(isAnomaly(delivery(1))).toBe(false);
+    expect(isAnomaly(delivery(2, { outcome: 'duplicate', caughtByInbox: true }))).toBe(true);
+    expect(isAnomaly(delivery(3, { outcome: 'reprocessed' }))).toBe(true);
   });
 });

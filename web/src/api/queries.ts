@@ -71,7 +71,7 @@ export interface OutboxFilter {
 
 /** One page of the outbox browser, newest first; the first page follows live. */
 export function useOutboxPage(filter: OutboxFilter) {
-  const params = new URLSearchParams({ limit: '25' });
+  const params = new URLSearchParams({ limit: '15' });
   if (filter.status) params.set('status', filter.status);
   if (filter.aggregateId) params.set('aggregateId', filter.aggregateId);
   if (filter.cursor) params.set('cursor', filter.cursor);

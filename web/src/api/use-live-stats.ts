@@ -8,7 +8,7 @@ import {
 } from '@outbox/dashboard-api/contract';
 import { useEffect, useReducer } from 'react';
 import { io } from 'socket.io-client';
-import { mergeFeed } from '../live/feed.ts';
+import { isAnomaly, mergeFeed } from '../live/feed.ts';
 import { appendSample, type Sample } from '../live/series.ts';
 import { api } from './client.ts';
 
@@ -17,6 +17,11 @@ export interface LiveState {
   stats: StatsMessage | undefined;
   series: readonly Sample[];
   feed: readonly FeedEvent[];
+  /**
+   * Duplicates, reprocessed and out-of-order deliveries and dead letters, kept apart:
+   * under traffic the plain feed scrolls a rare line away within seconds.
+   */
+  anomalies: readonly FeedEvent[];
   connected: boolean;
   /** A message that does not match the contract (shown, not thrown). */
   problem: string | null;
@@ -33,9 +38,19 @@ const initial: LiveState = {
   stats: undefined,
   series: [],
   feed: [],
+  anomalies: [],
   connected: false,
   problem: null,
 };
+
+const ANOMALY_LIMIT = 100;
+
+function withEvents(state: LiveState, events: readonly FeedEvent[]) {
+  return {
+    feed: mergeFeed(state.feed, events),
+    anomalies: mergeFeed(state.anomalies, events.filter(isAnomaly), ANOMALY_LIMIT),
+  };
+}
 
 function reduce(state: LiveState, action: Action): LiveState {
   switch (action.type) {
@@ -46,17 +61,17 @@ function reduce(state: LiveState, action: Action): LiveState {
         ...state,
         stats: action.msg,
         series: appendSample(state.series, action.msg),
-        feed: mergeFeed(state.feed, action.msg.events),
+        ...withEvents(state, action.msg.events),
         problem: null,
       };
     case 'events':
-      return { ...state, feed: mergeFeed(state.feed, action.events) };
+      return { ...state, ...withEvents(state, action.events) };
     case 'connected':
       return { ...state, connected: action.connected };
     case 'problem':
       return { ...state, problem: action.problem };
     case 'clearFeed':
-      return { ...state, feed: [] };
+      return { ...state, feed: [], anomalies: [] };
   }
 }
 

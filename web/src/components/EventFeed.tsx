@@ -11,6 +11,16 @@ const TONE_LABEL: Record<FeedTone, string> = {
   dead: 'dead-lettered',
 };
 
+/** The inbox's mark on a caught duplicate (an SVG: no emoji font is needed). */
+function Shield() {
+  return (
+    <svg className="shield" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+      <path d="M8 1 2 3.5V8c0 3.2 2.6 6 6 7 3.4-1 6-3.8 6-7V3.5z" fill="currentColor" />
+      <path d="m5 8 2 2 4-4" fill="none" stroke="#15803d" strokeWidth="1.8" />
+    </svg>
+  );
+}
+
 function FeedLine({ e, onOrder }: { e: FeedEvent; onOrder: (id: string) => void }) {
   const tone = feedTone(e);
   return (
@@ -38,7 +48,7 @@ function FeedLine({ e, onOrder }: { e: FeedEvent; onOrder: (id: string) => void 
         <span className="feed-type feed-reason">{e.reason}</span>
       )}
       <span className={`badge badge-${tone}`}>
-        {tone === 'caught' ? <span aria-hidden="true">🛡 </span> : null}
+        {tone === 'caught' ? <Shield /> : null}
         {TONE_LABEL[tone]}
         {e.kind === 'delivery' && e.fifoViolation && tone !== 'fifo' ? ' · out of order' : null}
       </span>
@@ -49,12 +59,16 @@ function FeedLine({ e, onOrder }: { e: FeedEvent; onOrder: (id: string) => void 
 /** What the consumer saw, newest first; a duplicate the inbox caught stands out. */
 export function EventFeed(props: {
   feed: readonly FeedEvent[];
+  anomalies: readonly FeedEvent[];
   onOrder: (orderId: string) => void;
 }) {
   const [onlyAnomalies, setOnlyAnomalies] = useState(false);
-  const [paused, setPaused] = useState<readonly FeedEvent[] | null>(null);
-  const source = paused ?? props.feed;
-  const lines = onlyAnomalies ? source.filter((e) => feedTone(e) !== 'processed') : source;
+  const [paused, setPaused] = useState<{
+    feed: readonly FeedEvent[];
+    anomalies: readonly FeedEvent[];
+  } | null>(null);
+  const source = paused ?? props;
+  const lines = onlyAnomalies ? source.anomalies : source.feed;
   return (
     <>
       <div className="feed-tools">
@@ -70,7 +84,9 @@ export function EventFeed(props: {
           type="button"
           className="btn btn-small btn-ghost"
           aria-pressed={paused !== null}
-          onClick={() => setPaused(paused ? null : props.feed)}
+          onClick={() =>
+            setPaused(paused ? null : { feed: props.feed, anomalies: props.anomalies })
+          }
         >
           {paused ? 'Resume' : 'Pause'}
         </button>

@@ -63,7 +63,7 @@ function FailureCard(props: {
         {info.description}
       </p>
       <p className="failure-watch">
-        <b>Watch:</b> {info.watch}
+        <b>Watch:</b> {info.watch.replace(/^Watch\s+/i, '')}
       </p>
       {wrongMode ? (
         <p className="failure-mode">

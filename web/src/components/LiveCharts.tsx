@@ -20,6 +20,7 @@ const PENDING_ALERT = 1_000;
 const LAG_ALERT_SECONDS = 60;
 
 const axisTime = (t: number) => formatClock(t).slice(3);
+const lagTick = (s: number) => `${s < 10 ? Number(s.toFixed(1)) : Math.round(s)} s`;
 
 function ChartCard(props: {
   title: string;
@@ -93,7 +94,12 @@ export function LiveCharts({
         <AreaChart data={data} {...common}>
           {grid}
           {x}
-          <YAxis allowDecimals={false} tick={{ fontSize: 11 }} width={48} />
+          <YAxis
+            allowDecimals={false}
+            tick={{ fontSize: 11 }}
+            width={48}
+            domain={[0, (max: number) => Math.max(4, max)]}
+          />
           {tooltip}
           <Area
             type="monotone"
@@ -115,7 +121,12 @@ export function LiveCharts({
         <AreaChart data={data} {...common}>
           {grid}
           {x}
-          <YAxis tick={{ fontSize: 11 }} width={48} unit=" s" />
+          <YAxis
+            tick={{ fontSize: 11 }}
+            width={48}
+            tickFormatter={lagTick}
+            domain={[0, (max: number) => Math.max(1, Math.ceil(max))]}
+          />
           {tooltip}
           <Area
             type="monotone"

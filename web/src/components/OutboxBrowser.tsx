@@ -11,7 +11,8 @@ const TABS: { status: OutboxStatus | undefined; label: string }[] = [
   { status: 'sent', label: 'Sent' },
 ];
 
-function RequeueButton({ row }: { row: OutboxRowView }) {
+function RequeueButton(props: { row: OutboxRowView; onRequeued: (id: string) => void }) {
+  const { row } = props;
   const requeue = useRequeue();
   if (requeue.isSuccess) return <span className="ok-text">requeued</span>;
   return (
@@ -20,7 +21,7 @@ function RequeueButton({ row }: { row: OutboxRowView }) {
         type="button"
         className="btn btn-small"
         disabled={requeue.isPending}
-        onClick={() => requeue.mutate(row.id)}
+        onClick={() => requeue.mutate(row.id, { onSuccess: () => props.onRequeued(row.id) })}
         aria-label={`Requeue outbox row ${row.id}`}
       >
         Requeue
@@ -35,6 +36,7 @@ export function OutboxBrowser({ onOrder }: { onOrder: (orderId: string) => void 
   const [status, setStatus] = useState<OutboxStatus | undefined>(undefined);
   const [aggregateId, setAggregateId] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
+  const [requeued, setRequeued] = useState<string | null>(null);
   const cursor = cursors.at(-1);
   const page = useOutboxPage({
     status,
@@ -77,6 +79,11 @@ export function OutboxBrowser({ onOrder }: { onOrder: (orderId: string) => void 
       {page.error ? (
         <p className="error" role="alert">
           {page.error.message}
+        </p>
+      ) : null}
+      {requeued ? (
+        <p className="notice" role="status" data-testid="requeue-notice">
+          Row {requeued} requeued: attempts reset, the relay publishes it on its next pass.
         </p>
       ) : null}
       <div className="table-wrap">
@@ -138,7 +145,7 @@ export function OutboxBrowser({ onOrder }: { onOrder: (orderId: string) => void 
                   <td className="num">{r.shard}</td>
                   <td>
                     {r.status === 'dead' || r.status === 'failed' ? (
-                      <RequeueButton row={r} />
+                      <RequeueButton row={r} onRequeued={setRequeued} />
                     ) : null}
                   </td>
                 </tr>

@@ -54,20 +54,27 @@ export function ScenarioTable(props: {
                     <span className="scenario-title">{r.title}</span>
                     {hit ? (
                       <span className={`hit-badge hit-${hit.tone}`}>
-                        {hit.tone === 'live' ? 'happening now' : 'just happened'}
-                        {hit.at ? ` · ${formatAgo(hit.at, now)}` : ''}
+                        {hit.tone === 'live'
+                          ? 'happening now'
+                          : `just happened${hit.at ? ` · ${formatAgo(hit.at, now)}` : ''}`}
                       </span>
                     ) : null}
                     {count ? <span className="seen">seen {formatCount(count)}×</span> : null}
                     {r.button ? <span className="reproduce">button: {r.button}</span> : null}
                   </th>
-                  <td className={cellTone(r.db)}>{r.db}</td>
-                  <td className={cellTone(r.kafka)}>{r.kafka}</td>
-                  <td>
+                  <td className={cellTone(r.db)} data-label="DB">
+                    {r.db}
+                  </td>
+                  <td className={cellTone(r.kafka)} data-label="Kafka">
+                    {r.kafka}
+                  </td>
+                  <td data-label="What happens">
                     {r.consequence}
                     {hit?.detail ? <span className="hit-detail">{hit.detail}</span> : null}
                   </td>
-                  <td className="fix">{r.fix}</td>
+                  <td className="fix" data-label="Outbox / inbox">
+                    {r.fix}
+                  </td>
                 </tr>
               );
             })}

@@ -37,3 +37,6 @@ export function feedTone(e: FeedEvent): FeedTone {
   if (e.fifoViolation) return 'fifo';
   return 'processed';
 }
+
+/** Anything but a plain first delivery: what the "only anomalies" view keeps. */
+export const isAnomaly = (e: FeedEvent): boolean => feedTone(e) !== 'processed';
