@@ -15,10 +15,16 @@ export class ProcessTable {
 
   /** Replaces the table's rows with these processes, all down. */
   async reset(processes: { name: string; kind: string; url: string }[]): Promise<void> {
+    // One statement, so the sub-DELETE and the INSERT share a snapshot: the INSERT does
+    // not see the DELETE's effect and would hit the primary key of a schema that was
+    // used before (a second `npm run demo`). So: delete the names no longer wanted,
+    // upsert the rest.
     await this.pool.query(
-      `WITH gone AS (DELETE FROM demo_processes)
+      `WITH gone AS (DELETE FROM demo_processes WHERE name <> ALL($1::text[]))
        INSERT INTO demo_processes (name, kind, state, url)
-       SELECT unnest($1::text[]), unnest($2::text[]), 'down', unnest($3::text[])`,
+       SELECT unnest($1::text[]), unnest($2::text[]), 'down', unnest($3::text[])
+       ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, state = 'down', pid = NULL,
+         restarts = 0, started_at = NULL, url = EXCLUDED.url, updated_at = now()`,
       [processes.map((p) => p.name), processes.map((p) => p.kind), processes.map((p) => p.url)],
     );
   }
