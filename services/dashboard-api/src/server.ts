@@ -62,7 +62,6 @@ export async function startDashboard(deps: {
     io.emit(SOCKET_EVENTS.stats, message);
   });
 
-  await engine.start();
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.PORT, config.HOST, () => {
@@ -72,6 +71,17 @@ export async function startDashboard(deps: {
   });
   const { port } = http.address() as AddressInfo;
   if (!config.ALLOWED_ORIGINS) origins.set(defaultOrigins(port));
+  // Listening first: deriving the counters from scratch takes seconds on a big
+  // database (bench:tick), and /healthz should answer meanwhile ("starting").
+  try {
+    await engine.start();
+  } catch (error) {
+    await new Promise<void>((resolve) => {
+      void io.close(() => resolve());
+      http.closeAllConnections();
+    });
+    throw error;
+  }
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 
   let closing: Promise<void> | undefined;

@@ -75,15 +75,19 @@ export class DeliveriesTail {
 
   /** Counts everything from scratch (full scan: at start and after a reset only). */
   async baseline(): Promise<void> {
+    // One statement, one snapshot: the totals are those of the rows up to max_id.
+    // The happy-path count joins on orders.id::text (a hash semi-join): probing the
+    // primary key per delivery took 12 s at 1M rows, this 1.4 s (bench:tick).
     const { rows } = await this.pool.query<DeliveriesTotals & { max_id: string }>(
       `SELECT COALESCE(max(id), 0)::text AS max_id,
               count(*)::int AS deliveries,
               (count(*) - count(DISTINCT (consumer, event_id)))::int AS "duplicatesDelivered",
               count(*) FILTER (WHERE outcome = 'duplicate')::int AS "duplicatesCaught",
               count(*) FILTER (WHERE fifo_violation)::int AS "fifoViolations",
-              count(*) FILTER (WHERE event_type = 'OrderCreated' AND outcome = 'processed'
-                AND EXISTS (SELECT 1 FROM orders o WHERE o.id = ${asUuid('d.aggregate_id')}))::int AS happy
-         FROM consumer_deliveries d`,
+              (SELECT count(*) FROM consumer_deliveries h
+                WHERE h.event_type = 'OrderCreated' AND h.outcome = 'processed'
+                  AND EXISTS (SELECT 1 FROM orders o WHERE o.id::text = h.aggregate_id))::int AS happy
+         FROM consumer_deliveries`,
     );
     const row = rows[0];
     if (!row) throw new Error('baseline of consumer_deliveries returned no row');

@@ -129,14 +129,13 @@ export class StatsEngine {
 
   private async baseline(): Promise<void> {
     const started = performance.now();
-    await Promise.all([
-      this.deliveries.baseline(),
-      this.deadLetters.baseline(),
-      this.reservations.baseline(),
-      this.orders.baseline(),
-      this.phantoms.baseline(),
-      this.published.baseline(),
-    ]);
+    // One after the other: six full scans at once thrash a small machine.
+    await this.deliveries.baseline();
+    await this.deadLetters.baseline();
+    await this.reservations.baseline();
+    await this.orders.baseline();
+    await this.phantoms.baseline();
+    await this.published.baseline();
     this.rates.clear();
     this.feed.clear();
     this.lastOutboxDead = undefined;
