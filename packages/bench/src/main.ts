@@ -28,12 +28,15 @@ const progress = (line: string) =>
   process.stderr.write(`… [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
 const stack = await startStack({ log: progress });
+if (options.cpuProfDir) process.env.BENCH_CPU_PROF_DIR = options.cpuProfDir;
 const ctx: BenchContext = {
   databaseUrl: stack.databaseUrl,
   kafkaBrokers: stack.kafkaBrokers,
   quick: options.quick,
   progress,
   rounds: options.quick ? 1 : 3,
+  variants: options.variants,
+  trace: options.trace,
   shared: {},
 };
 const RUNNERS: Record<ScenarioName, (c: BenchContext) => Promise<ScenarioResult>> = {
@@ -95,7 +98,8 @@ const chartFile = join(dir, `bench-${stamp}.svg`);
 writeFileSync(chartFile, svg);
 console.log(`raw samples: ${file}\nchart: ${chartFile}`);
 console.log(`total: ${fmtSeconds(report.durationSeconds)}`);
-if (!options.quick && options.only.length === SCENARIOS.length && failures.length === 0) {
+const complete = options.only.length === SCENARIOS.length && options.variants.length === 0;
+if (!options.quick && complete && failures.length === 0) {
   writeResultsMarkdown(join(import.meta.dirname, '..', 'RESULTS.md'), report, results);
   writeFileSync(join(import.meta.dirname, '..', 'RESULTS.svg'), svg);
   console.log('RESULTS.md and RESULTS.svg rewritten');

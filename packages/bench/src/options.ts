@@ -13,12 +13,24 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 export interface BenchOptions {
   quick: boolean;
   only: ScenarioName[];
+  /** --variant <key[,key…]>: run only these variants of a scenario (development). */
+  variants: string[];
+  /** --cpu-prof <dir>: child processes write V8 CPU profiles there (node --cpu-prof). */
+  cpuProfDir?: string;
+  /** --trace: publishers report where their wall time went. */
+  trace: boolean;
 }
 
-/** `--quick`, `--only <name[,name…]>` (repeatable). Fails naming what it does not know. */
+/**
+ * `--quick`, `--only <name[,name…]>`, and for development `--variant <key,…>` and
+ * `--cpu-prof <dir>`. Fails naming what it does not know.
+ */
 export function parseOptions(argv: string[]): BenchOptions {
   const only: ScenarioName[] = [];
+  const variants: string[] = [];
+  let cpuProfDir: string | undefined;
   let quick = false;
+  let trace = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
@@ -30,8 +42,22 @@ export function parseOptions(argv: string[]): BenchOptions {
         }
         only.push(name as ScenarioName);
       }
-    } else
-      throw new Error(`unknown option ${arg}; use --quick and/or --only <${SCENARIOS.join('|')}>`);
+    } else if (arg === '--trace') {
+      trace = true;
+    } else if (arg === '--variant') {
+      variants.push(...(argv[++i] ?? '').split(',').filter(Boolean));
+    } else if (arg === '--cpu-prof') {
+      cpuProfDir = argv[++i];
+      if (!cpuProfDir) throw new Error('--cpu-prof needs a directory');
+    } else {
+      throw new Error(`unknown option ${arg}; use --quick, --only <${SCENARIOS.join('|')}>`);
+    }
   }
-  return { quick, only: only.length > 0 ? only : [...SCENARIOS] };
+  return {
+    quick,
+    only: only.length > 0 ? only : [...SCENARIOS],
+    variants,
+    trace,
+    ...(cpuProfDir ? { cpuProfDir } : {}),
+  };
 }

@@ -8,6 +8,10 @@ export interface BenchContext {
   progress: (line: string) => void;
   /** Repetitions of each figure (3 in full mode, 1 in quick mode). */
   rounds: number;
+  /** Only these variant keys, when not empty (--variant, for development). */
+  variants: string[];
+  /** Publishers report where their wall time went (--trace, for development). */
+  trace: boolean;
   /** Results later scenarios use (the ceilings, for the drain's ratio). */
   shared: { ceilings?: unknown };
 }
@@ -22,4 +26,11 @@ export interface ScenarioResult {
   /** Bars for the chart: a ratio (1 = the reference) per variant. */
   chart?: { label: string; value: number; target?: number }[];
   chartTitle?: string;
+}
+
+/** The variants to run: all, or those picked with --variant. */
+export function pick<V extends { key: string }>(ctx: BenchContext, variants: readonly V[]): V[] {
+  if (ctx.variants.length === 0) return [...variants];
+  const picked = variants.filter((v) => ctx.variants.includes(v.key));
+  return picked.length > 0 ? picked : [...variants];
 }

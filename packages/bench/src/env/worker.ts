@@ -32,8 +32,10 @@ export async function startWorker(
   spec: unknown,
   readyTimeoutMs = 60_000,
 ): Promise<Worker> {
+  // Set by the runner's --cpu-prof: every child writes a V8 CPU profile when it exits.
+  const profDir = process.env.BENCH_CPU_PROF_DIR;
   const child = fork(`${srcDir}/${script}`, [JSON.stringify(spec)], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

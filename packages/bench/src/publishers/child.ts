@@ -6,6 +6,7 @@ import { peerPublisher } from './peer.ts';
 import type { Publisher, PublisherDeps } from './publisher.ts';
 import { seedBatchPublisher } from './seed-batch.ts';
 import { seedRowPublisher } from './seed-row.ts';
+import { PhaseTrace } from './trace.ts';
 
 /** One publisher replica in a process of its own; `go` starts its loop. */
 export interface PublisherSpec {
@@ -15,6 +16,8 @@ export interface PublisherSpec {
   brokers: string[];
   topic: string;
   ours?: OursOptions;
+  /** Report where the wall time went (--trace). */
+  trace?: boolean;
 }
 
 const spec = workerSpec<PublisherSpec>();
@@ -24,6 +27,8 @@ const pgConfig: pg.ClientConfig = {
 };
 const pool = new pg.Pool({ ...pgConfig, max: 4 });
 pool.on('error', () => undefined);
+const trace = spec.trace ? new PhaseTrace() : undefined;
+trace?.wrapPool(pool);
 const kafka = kafkaClient(spec.brokers, `bench-${spec.kind}`);
 const producer = relayProducer(kafka);
 await producer.connect();
@@ -31,6 +36,7 @@ await producer.connect();
 // the clock starts, for every variant alike.
 await producer.send({ topic: spec.topic, acks: -1, messages: [{ key: 'warm-up', value: '{}' }] });
 
+trace?.wrapProducer(producer);
 const deps: PublisherDeps = { pool, pgConfig, schema: spec.schema, producer, topic: spec.topic };
 const publisher: Publisher =
   spec.kind === 'seed-row'
@@ -43,6 +49,7 @@ const publisher: Publisher =
 
 serveWorker({ go: () => publisher.start() }, async () => {
   await publisher.stop();
+  if (trace) process.stderr.write(`${trace.report(spec.kind)}\n`);
   await producer.disconnect();
   await pool.end();
 });

@@ -7,6 +7,7 @@ export interface OursOptions {
   listen: boolean;
   pollIntervalMs?: number;
   replicaId?: string;
+  batchSize?: number;
 }
 
 /** Ours: core's OutboxRelay with its defaults (batch 500, 5 s fallback poll). */
@@ -19,6 +20,7 @@ export function oursPublisher(deps: PublisherDeps, options: OursOptions): Publis
     ...(options.listen ? { listen: deps.pgConfig } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.replicaId ? { replicaId: options.replicaId } : {}),
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
   });
   return {
     start: () => relay.start(),

@@ -36,7 +36,7 @@ interface ApiRun {
 }
 
 export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
-  const seconds = ctx.quick ? 3 : 20;
+  const seconds = ctx.quick ? 2 : 20;
   const prefix = 'bench.api.';
   const kafka = kafkaClient(ctx.kafkaBrokers, 'bench-api');
   let plainSchema: BenchSchema | undefined;

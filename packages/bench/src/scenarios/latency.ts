@@ -1,4 +1,4 @@
-import type { BenchContext, ScenarioResult } from '../env/context.ts';
+import { pick, type BenchContext, type ScenarioResult } from '../env/context.ts';
 import { createSchema, type BenchSchema } from '../env/db.ts';
 import { EFFECTS_DDL } from '../env/tables.ts';
 import { createTopic, deleteTopics, kafkaClient } from '../env/kafka.ts';
@@ -63,8 +63,9 @@ interface RunSample {
 }
 
 export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
-  const seconds = ctx.quick ? 2 : 5;
-  const waitSeconds = ctx.quick ? 3 : 5;
+  const seconds = ctx.quick ? 1 : 4;
+  const waitSeconds = ctx.quick ? 1.5 : 3;
+  const variants = pick(ctx, VARIANTS);
   const prefix = 'bench.latency.';
   const topic = `${prefix}orders.events`;
   const kafka = kafkaClient(ctx.kafkaBrokers, 'bench-latency');
@@ -101,7 +102,7 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
     } satisfies WriterSpec);
 
     let runIndex = 0;
-    await alternate(ctx.rounds, VARIANTS, async (variant, round) => {
+    await alternate(ctx.rounds, variants, async (variant, round) => {
       const schema = schemas[variant.table]!;
       const relay = await startWorker('publishers/child.ts', {
         kind: variant.kind,
@@ -145,7 +146,7 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
   const rows: string[][] = [];
   const results = [];
   for (const rate of RATES) {
-    for (const v of VARIANTS) {
+    for (const v of variants) {
       const r = runs[`${v.key}@${rate}`] ?? [];
       const p = Object.fromEntries(
         PERCENTILES.map((q) => [q, summarize(r.map((s) => s.p[q]))]),
