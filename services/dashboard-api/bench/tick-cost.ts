@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { audit, migrate, pgConfig, silentLogger } from '@outbox/core';
 import { startStack } from '@outbox/dev-stack';
 import pg from 'pg';
@@ -133,7 +133,7 @@ try {
   );
 
   console.log(
-    `\nstats tick cost — ${new Date().toISOString()}, ${cpus().length} cores, PostgreSQL in dev-stack`,
+    `\nstats tick cost — ${new Date().toISOString()}, ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(1)} (machine shared with other test runs), PostgreSQL in dev-stack`,
   );
   console.log(
     `data: ${rows.toLocaleString('en')} sent outbox rows (+ orders, deliveries, inbox, reservations) + ${pendingRows.toLocaleString('en')} pending`,
