@@ -6,7 +6,9 @@ import { startKafka, stopKafka, kafkaRunning } from './kafka.ts';
 import { probeKafka } from './kafka-probe.ts';
 import { resolveContext, type StackOptions } from './options.ts';
 import { pingPostgres, postgresRunning, redact, startPostgres, stopPostgres } from './postgres.ts';
-import { readState } from './state.ts';
+import { isPidAlive, terminate } from './process.ts';
+import { readState, updateState } from './state.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export type { StackOptions } from './options.ts';
 export { Supervisor } from './supervisor.ts';
@@ -98,4 +100,61 @@ export async function stackStatus(
   return { postgres, kafka };
 }
 
+/** Options of {@link restartKafka}. */
+export interface RestartOptions extends StackOptions {
+  /** SIGKILL (default: a crash) or SIGTERM (a controlled shutdown). */
+  signal?: NodeJS.Signals;
+  /** How long the part stays down before it is started again (default 0). */
+  downMs?: number;
+}
+
+/**
+ * Stops the local broker and starts it again on the same port: the "broker restart"
+ * fault of the soak. Refuses an external broker (KAFKA_BROKERS).
+ */
+export async function restartKafka(opts: RestartOptions = {}): Promise<string[]> {
+  const ctx = resolveContext(opts);
+  if (ctx.externalBrokers) throw new Error('restartKafka: the broker is external (KAFKA_BROKERS)');
+  const state = (await readState(ctx.paths.stateFile)).kafka;
+  if (state?.pid && isPidAlive(state.pid)) {
+    await terminate(state.pid, {
+      signal: opts.signal ?? 'SIGKILL',
+      group: true,
+      timeoutMs: 20_000,
+    });
+    await updateState(ctx.paths.stateFile, { kafka: { ...state, pid: null } });
+  }
+  if (opts.downMs) await sleep(opts.downMs);
+  return (await startKafka(ctx)).brokers;
+}
+
+/** Options of {@link restartPostgres}. */
+export interface PostgresRestartOptions extends StackOptions {
+  /** 'immediate' (default: like a crash, recovery at start) or 'fast' (clean). */
+  mode?: 'immediate' | 'fast';
+  downMs?: number;
+}
+
+/**
+ * Stops the embedded PostgreSQL and starts it again on the same port: every client
+ * loses its connections (57P01 / ECONNRESET) and must reconnect. Refuses DATABASE_URL.
+ */
+export async function restartPostgres(opts: PostgresRestartOptions = {}): Promise<string> {
+  const ctx = resolveContext(opts);
+  if (ctx.externalDatabaseUrl)
+    throw new Error('restartPostgres: the database is external (DATABASE_URL)');
+  const state = (await readState(ctx.paths.stateFile)).postgres;
+  if (state?.pid && isPidAlive(state.pid)) {
+    // SIGQUIT: immediate shutdown (no checkpoint, crash recovery on start); SIGINT: fast.
+    await terminate(state.pid, {
+      signal: opts.mode === 'fast' ? 'SIGINT' : 'SIGQUIT',
+      timeoutMs: 30_000,
+    });
+    await updateState(ctx.paths.stateFile, { postgres: { ...state, pid: null } });
+  }
+  if (opts.downMs) await sleep(opts.downMs);
+  return (await startPostgres(ctx)).url;
+}
+
+export { startCluster, KafkaCluster, type ClusterOptions, type ClusterNode } from './cluster.ts';
 export { findRepoRoot, stackPaths, type StackPaths } from './paths.ts';

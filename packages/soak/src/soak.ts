@@ -1,0 +1,241 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { audit, FAILURE_POINT_NAMES, FailurePoints, type AuditReport } from '@outbox/core';
+import { setTrafficRate, startSystem, type System } from '@outbox/demo';
+import { findRepoRoot, startStack, stopStack, type StackOptions } from '@outbox/dev-stack';
+import pg from 'pg';
+import { backlog, waitDrained } from './drain.ts';
+import { inject } from './faults.ts';
+import { FAULT_KINDS, faultSchedule, type FaultKind, type ScheduledFault } from './schedule.ts';
+
+export interface SoakOptions {
+  minutes: number;
+  seed: number;
+  /** Orders per second (each paid or cancelled now and then: ~1.7 events per order). */
+  rate?: number;
+  /** Mean seconds between faults (default 20). */
+  faultEverySeconds?: number;
+  /** How long the system may take to drain once traffic stops (default 300 s). */
+  drainTimeoutSeconds?: number;
+  /** The soak's own stack (default `<repo>/.data/soak`): restarts never touch the shared one. */
+  dataDir?: string;
+  /** Leave the soak's PostgreSQL and broker running afterwards (for inspection). */
+  keepStack?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface SoakReport {
+  seed: number;
+  minutes: number;
+  rate: number;
+  schedule: (ScheduledFault & { outcome: string; atActualMs: number })[];
+  /** Faults injected, per kind. */
+  injected: Record<FaultKind, number>;
+  /** How often each failure point really fired (from failure_points.fired). */
+  fired: Record<string, number>;
+  /** Restarts of each process by the supervisor. */
+  restarts: Record<string, number>;
+  traffic: { sent: number; failed: number };
+  drainMs: number;
+  drained: boolean;
+  audit: AuditReport;
+  /** The invariants the issue asks for, each true when it holds. */
+  checks: Record<string, boolean>;
+  ok: boolean;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The chaos soak: the whole backend (order-api, two sharded publisher-workers, the
+ * consumer with its inbox) on a PostgreSQL and a broker of its own, steady traffic in
+ * outbox mode, and a seeded schedule of faults from inside (failure points) and
+ * outside (SIGKILLs, a broker restart, a PostgreSQL restart). Then traffic stops, the
+ * system drains, and the auditor judges. The schedule is a function of the seed; what
+ * the traffic contains and how the faults interleave with it are not.
+ */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const rate = options.rate ?? 10;
+  const durationMs = Math.round(options.minutes * 60_000);
+  const root = findRepoRoot();
+  const dataDir = options.dataDir ?? join(root, '.data', 'soak');
+  // Its own PostgreSQL and broker (same jar cache): restarting them disturbs nobody.
+  const env = { ...process.env, DATABASE_URL: '', KAFKA_BROKERS: '' };
+  const stack: StackOptions = {
+    dataDir,
+    kafkaLibsDir: join(root, '.data', 'kafka', 'libs'),
+    env,
+    log: (line) => log(`  [stack] ${line}`),
+  };
+  // startSystem() takes its stack from the environment (OUTBOX_DATA_DIR): point it here.
+  process.env.OUTBOX_DATA_DIR = dataDir;
+  process.env.OUTBOX_KAFKA_LIBS_DIR = stack.kafkaLibsDir;
+  delete process.env.DATABASE_URL;
+  delete process.env.KAFKA_BROKERS;
+
+  const endpoints = await startStack(stack);
+  const admin = new pg.Client({ connectionString: endpoints.databaseUrl });
+  await admin.connect();
+  await admin.query('DROP SCHEMA IF EXISTS soak CASCADE');
+  await admin.end();
+
+  const schedule = faultSchedule({
+    seed: options.seed,
+    durationMs,
+    meanGapMs: (options.faultEverySeconds ?? 20) * 1_000,
+  });
+  log(
+    `soak: seed ${options.seed}, ${options.minutes} min at ${rate} orders/s, ${schedule.length} faults scheduled`,
+  );
+  for (const f of schedule)
+    log(`  t+${(f.atMs / 1000).toFixed(1)}s  ${f.kind}${f.param ? ` (${f.param})` : ''}`);
+
+  const ports = {
+    orderApi: await freePort(),
+    worker1: await freePort(),
+    worker2: await freePort(),
+    consumer: await freePort(),
+    dashboard: await freePort(),
+  };
+  let system: System | undefined;
+  try {
+    system = await startSystem({
+      schema: 'soak',
+      topicPrefix: `soak-${options.seed}-${Date.now()}.`,
+      ports,
+      dashboard: false,
+      env: { LOG_LEVEL: 'info' },
+      logDir: join(dataDir, 'logs', 'services'),
+      log: (line) => log(`  [system] ${line}`),
+    });
+    await system.waitReady();
+    const { pool } = system;
+    const failurePoints = new FailurePoints(pool);
+    // Outbox mode, inbox on, sharded workers: the configuration the guarantees are for.
+    await pool.query(
+      `INSERT INTO demo_settings (key, value) VALUES ('order_mode', '"outbox"')
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    );
+    for (const name of FAILURE_POINT_NAMES) await failurePoints.arm(name, { mode: 'off' });
+
+    // The rate lives in demo_settings (the demo follows it); set it directly as well,
+    // since the follower's LISTEN does not survive the PostgreSQL restart.
+    await setTrafficRate(pool, rate);
+    system.traffic.setRate(rate);
+    const started = Date.now();
+    const done: SoakReport['schedule'] = [];
+    for (const fault of schedule) {
+      const wait = started + fault.atMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      const at = Date.now() - started;
+      log(`t+${(at / 1000).toFixed(1)}s  ${fault.kind}${fault.param ? ` (${fault.param})` : ''}`);
+      const outcome = await inject({ system, failurePoints, stack, log }, fault).catch(
+        (error: unknown) => {
+          log(`  fault failed: ${String(error)}`);
+          return 'failed';
+        },
+      );
+      done.push({ ...fault, outcome, atActualMs: at });
+      // After an external fault the traffic generator keeps going on its own; the rate
+      // setting is re-applied in case a restart reset anything.
+      system.traffic.setRate(rate);
+    }
+    const rest = started + durationMs - Date.now();
+    if (rest > 0) await sleep(rest);
+
+    log('traffic stops; disarming the failure points and waiting for the drain');
+    system.traffic.setRate(0);
+    await setTrafficRate(pool, 0).catch(() => undefined);
+    const stopAt = Date.now();
+    await sleep(2_000); // requests in flight
+    for (const name of FAILURE_POINT_NAMES) {
+      await failurePoints.arm(name, { mode: 'off' }).catch(() => undefined);
+    }
+    await system
+      .waitReady(180_000)
+      .catch((error: unknown) => log(`  not all healthy: ${String(error)}`));
+    const drain = await waitDrained(pool, (options.drainTimeoutSeconds ?? 300) * 1_000);
+    const drainMs = Date.now() - stopAt;
+    const drained = drain.last?.pending === 0 && drain.last.undelivered === 0;
+    if (!drained) log(`  not drained: ${JSON.stringify(drain.last ?? (await backlog(pool)))}`);
+
+    const report = await audit(pool);
+    const firedRows = await pool.query<{ name: string; fired: number }>(
+      'SELECT name, fired FROM failure_points',
+    );
+    const injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<
+      FaultKind,
+      number
+    >;
+    for (const f of done) if (f.outcome === 'injected') injected[f.kind] += 1;
+    const checks = {
+      'drained (0 pending, every sent event delivered)': drained,
+      '0 orders without events': report.ordersWithoutEvents === 0,
+      '0 phantom events': report.phantomEvents === 0,
+      '0 double-processed': report.doubleProcessed === 0,
+      '0 FIFO violations': report.fifoViolations === 0,
+      '0 pending': report.pending === 0,
+      'every reservation matches its order': report.reservationMismatches === 0,
+      '0 dead-lettered (nothing valid parked)':
+        report.consumerDeadLettered === 0 && report.outboxDeadLettered === 0,
+    };
+    return {
+      seed: options.seed,
+      minutes: options.minutes,
+      rate,
+      schedule: done,
+      injected,
+      fired: Object.fromEntries(firedRows.rows.map((r) => [r.name, r.fired])),
+      restarts: Object.fromEntries(system.supervisor.status().map((s) => [s.name, s.restarts])),
+      traffic: { sent: system.traffic.sent, failed: system.traffic.failed },
+      drainMs,
+      drained,
+      audit: report,
+      checks,
+      ok: Object.values(checks).every(Boolean),
+    };
+  } finally {
+    await system?.stop().catch((error: unknown) => log(`system stop: ${String(error)}`));
+    if (!options.keepStack) await stopStack({ ...stack, log: () => undefined });
+  }
+}
+
+/** The report as the lines `npm run soak` prints. */
+export function formatReport(r: SoakReport): string {
+  const lines = [
+    '',
+    `soak report: seed ${r.seed}, ${r.minutes} min, ${r.rate} orders/s`,
+    `  orders sent ${r.traffic.sent} (${r.traffic.failed} requests failed during faults), orders in the database ${r.audit.orders}`,
+    '  faults injected:',
+    ...Object.entries(r.injected).map(([k, n]) => `    ${k.padEnd(38)} ${n}`),
+    `  failure points fired: ${
+      Object.entries(r.fired)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none'
+    }`,
+    `  supervisor restarts: ${Object.entries(r.restarts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+    `  duplicates delivered ${r.audit.duplicatesDelivered}, caught by the inbox ${r.audit.duplicatesCaught}`,
+    `  time to drain after traffic stopped: ${(r.drainMs / 1000).toFixed(1)} s`,
+    '  audit:',
+    ...Object.entries(r.audit).map(([k, v]) => `    ${k.padEnd(24)} ${String(v)}`),
+    '  checks:',
+    ...Object.entries(r.checks).map(([k, ok]) => `    ${ok ? 'ok  ' : 'FAIL'} ${k}`),
+    r.ok ? 'soak: PASSED' : 'soak: FAILED',
+  ];
+  return lines.join('\n');
+}
