@@ -26,7 +26,10 @@ describe('Kill worker mid-publish', () => {
     await expect.poll(() => page.getByTestId('feed-line').count(), within).toBeGreaterThan(0);
     const restartsBefore = await workerRestarts(page);
 
-    // Keyboard only: the skip link, then Tab to the button, then Enter.
+    // Keyboard only, from a fresh load (the preset click above holds the focus): the
+    // skip link, then Tab to the button, then Enter.
+    await page.reload();
+    await expect.poll(() => page.getByTestId('connection').innerText(), within).toContain('live');
     await tabTo(page, 'Skip to the failure buttons', 3);
     await page.keyboard.press('Enter');
     await tabTo(page, 'Kill worker mid-publish', 10);

@@ -63,7 +63,7 @@ describe('outbox browser', () => {
     await expect.poll(() => tileValue(page, 'ordersWithoutEvents'), within).toBe(0);
 
     // The order's journey, from the row's link: every step done, reserved once.
-    await row.getByRole('button', { name: /Show the journey/ }).click();
+    await row.getByTitle(/Show the journey/).click();
     const journey = page.getByTestId('journey');
     await expect.poll(() => journey.locator('.step-done').count(), within).toBe(5);
     const { rows } = await pool.query<{ n: number }>(

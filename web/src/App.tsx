@@ -23,7 +23,7 @@ export function App() {
   const stats = live.stats;
   const outageActive =
     state.data?.failurePoints.some((p) => p.name === 'worker.kafka_outage' && p.active) ?? false;
-  const highlight = highlightedRow(stats, outageActive);
+  const highlight = highlightedRow(stats, live.hits, outageActive);
   const showOrder = (id: string) => {
     setOrderId(id);
     document.getElementById('journey')?.scrollIntoView({ behavior: 'smooth', block: 'start' });

@@ -1,61 +1,97 @@
 import { describe, expect, it } from 'vitest';
 import { highlightedRow } from '../src/live/highlight.ts';
+import { trackHits } from '../src/live/hits.ts';
 import { statsMessage } from './stats-fixture.ts';
 
-describe('highlightedRow', () => {
+const at = (s: number) => new Date(Date.UTC(2026, 11, 2, 10, 0, s)).toISOString();
+const invariants = statsMessage().invariants;
+
+describe('trackHits + highlightedRow', () => {
   it('shows the happy path while nothing went wrong', () => {
     const stats = statsMessage({
-      scenarios: {
-        latest: { id: 'happy_path', at: '2026-12-02T10:00:01Z', orderId: 'o1' },
-        latestFailure: null,
-      },
+      scenarios: { latest: { id: 'happy_path', at: at(1), orderId: 'o1' }, latestFailure: null },
     });
-    expect(highlightedRow(stats, false)).toMatchObject({ row: 'happy_path', tone: 'live' });
-    expect(highlightedRow(undefined, false)).toBeNull();
+    expect(highlightedRow(stats, trackHits({}, undefined, stats), false)).toMatchObject({
+      row: 'happy_path',
+      tone: 'live',
+    });
+    expect(highlightedRow(undefined, {}, false)).toBeNull();
   });
 
-  it('takes the more recent of the last failure scenario and the last anomaly', () => {
-    const stats = statsMessage({
+  it('lights the row whose counter rose last', () => {
+    const m1 = statsMessage({ at: at(1) });
+    const m2 = statsMessage({ at: at(2), invariants: { ...invariants, duplicatesCaught: 2 } });
+    const m3 = statsMessage({
+      at: at(3),
+      invariants: { ...invariants, duplicatesCaught: 2, doubleProcessed: 1 },
+    });
+    let hits = trackHits({}, undefined, m1);
+    hits = trackHits(hits, m1, m2);
+    expect(highlightedRow(m2, hits, false)).toMatchObject({ row: 'duplicate', at: at(2) });
+    hits = trackHits(hits, m2, m3);
+    expect(highlightedRow(m3, hits, false)).toMatchObject({ row: 'double_processed' });
+  });
+
+  it('keeps a caught duplicate lit when a later anomaly is undone (an event only late)', () => {
+    const m1 = statsMessage({ at: at(1) });
+    const m2 = statsMessage({ at: at(2), invariants: { ...invariants, duplicatesCaught: 1 } });
+    // The server's one "latest anomaly" is now a lost order that a moment later got its event.
+    const m3 = statsMessage({
+      at: at(3),
+      invariants: { ...invariants, duplicatesCaught: 1, ordersWithoutEvents: 1 },
+      latestAnomaly: {
+        kind: 'order_without_event',
+        scenario: 'network_after_commit',
+        at: at(3),
+        aggregateId: 'o7',
+        detail: 'order o7 has no event',
+      },
+    });
+    const m4 = statsMessage({
+      ...m3,
+      at: at(4),
+      invariants: { ...invariants, duplicatesCaught: 1, ordersWithoutEvents: 0 },
+    });
+    let hits = trackHits({}, undefined, m1);
+    hits = trackHits(hits, m1, m2);
+    hits = trackHits(hits, m2, m3);
+    expect(highlightedRow(m3, hits, false)).toMatchObject({
+      row: 'network_after_commit',
+      detail: 'order o7 has no event',
+    });
+    hits = trackHits(hits, m3, m4);
+    expect(highlightedRow(m4, hits, false)).toMatchObject({ row: 'duplicate' });
+  });
+
+  it('takes what happened before the page opened from the latest anomaly and failure', () => {
+    const first = statsMessage({
+      at: at(9),
+      invariants: { ...invariants, ordersWithoutEvents: 1, fifoViolations: 3 },
       scenarios: {
-        latest: { id: 'happy_path', at: '2026-12-02T10:00:09Z', orderId: null },
-        latestFailure: { id: 'network_after_commit', at: '2026-12-02T10:00:02Z', orderId: 'o7' },
+        latest: { id: 'happy_path', at: at(9), orderId: null },
+        latestFailure: { id: 'network_after_commit', at: at(2), orderId: 'o7' },
       },
       latestAnomaly: {
-        kind: 'duplicate_caught',
+        kind: 'fifo_violation',
         scenario: null,
-        at: '2026-12-02T10:00:05Z',
+        at: at(5),
         aggregateId: 'o8',
-        detail: 'event 12 delivered again, skipped by the inbox',
+        detail: 'OrderPaid before OrderCreated',
       },
     });
-    expect(highlightedRow(stats, false)).toMatchObject({ row: 'duplicate', tone: 'failure' });
-    const older = statsMessage({
-      ...stats,
-      latestAnomaly: { ...stats.latestAnomaly!, at: '2026-12-02T10:00:01Z' },
-    });
-    expect(highlightedRow(older, false)).toMatchObject({
-      row: 'network_after_commit',
-      detail: 'order o7',
-    });
+    const hits = trackHits({}, undefined, first);
+    expect(Object.keys(hits).sort()).toEqual(['network_after_commit', 'reordering']);
+    expect(highlightedRow(first, hits, false)).toMatchObject({ row: 'reordering' });
   });
 
-  it('maps the inbox and FIFO anomalies to their rows and ignores dead letters', () => {
-    const anomaly = (kind: 'double_processed' | 'fifo_violation' | 'consumer_dead_letter') =>
-      statsMessage({
-        latestAnomaly: {
-          kind,
-          scenario: null,
-          at: '2026-12-02T10:00:05Z',
-          aggregateId: null,
-          detail: '',
-        },
-      });
-    expect(highlightedRow(anomaly('double_processed'), false)?.row).toBe('double_processed');
-    expect(highlightedRow(anomaly('fifo_violation'), false)?.row).toBe('reordering');
-    expect(highlightedRow(anomaly('consumer_dead_letter'), false)).toBeNull();
+  it('forgets a row whose counter is back at 0 (a reset)', () => {
+    const m1 = statsMessage({ at: at(1), invariants: { ...invariants, doubleProcessed: 2 } });
+    const m2 = statsMessage({ at: at(2) });
+    const hits = trackHits(trackHits({}, undefined, m1), m1, m2);
+    expect(hits).toEqual({});
   });
 
   it('puts an open Kafka outage first', () => {
-    expect(highlightedRow(statsMessage(), true)).toMatchObject({ row: 'outage' });
+    expect(highlightedRow(statsMessage(), {}, true)).toMatchObject({ row: 'outage' });
   });
 });

@@ -81,3 +81,13 @@ export const feedTones = (page: Page) =>
   page
     .getByTestId('feed-line')
     .evaluateAll((lines) => lines.map((l) => l.getAttribute('data-tone') ?? ''));
+
+/** Polls a condition until it holds (true) or the time is up (false): for a retry loop. */
+export async function waitUntil(condition: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return condition();
+}

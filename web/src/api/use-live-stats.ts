@@ -9,6 +9,7 @@ import {
 import { useEffect, useReducer } from 'react';
 import { io } from 'socket.io-client';
 import { isAnomaly, mergeFeed } from '../live/feed.ts';
+import { trackHits, type RowHits } from '../live/hits.ts';
 import { appendSample, type Sample } from '../live/series.ts';
 import { api } from './client.ts';
 
@@ -22,6 +23,8 @@ export interface LiveState {
    * under traffic the plain feed scrolls a rare line away within seconds.
    */
   anomalies: readonly FeedEvent[];
+  /** When each scenario row last happened (for the table's highlight). */
+  hits: RowHits;
   connected: boolean;
   /** A message that does not match the contract (shown, not thrown). */
   problem: string | null;
@@ -39,6 +42,7 @@ const initial: LiveState = {
   series: [],
   feed: [],
   anomalies: [],
+  hits: {},
   connected: false,
   problem: null,
 };
@@ -61,6 +65,7 @@ function reduce(state: LiveState, action: Action): LiveState {
         ...state,
         stats: action.msg,
         series: appendSample(state.series, action.msg),
+        hits: trackHits(state.hits, state.stats, action.msg),
         ...withEvents(state, action.msg.events),
         problem: null,
       };

@@ -17,7 +17,13 @@ const MODE_TEXT: Record<OrderMode, { label: string; how: string }> = {
 /** How order-api writes new orders, switched live through demo_settings. */
 export function ModeSwitch({ mode }: { mode: OrderMode | undefined }) {
   const setMode = useSetMode();
-  const shown = setMode.isPending ? setMode.variables : mode;
+  // Set in the change handler itself: React puts a controlled radio back when the
+  // handler changes no state synchronously, and the mutation's state comes a tick later.
+  const [chosen, setChosen] = useState<OrderMode | null>(null);
+  useEffect(() => {
+    if (chosen !== null && chosen === mode) setChosen(null);
+  }, [chosen, mode]);
+  const shown = chosen ?? mode;
   return (
     <fieldset className="mode" data-testid="mode-switch">
       <legend>Order mode</legend>
@@ -29,8 +35,10 @@ export function ModeSwitch({ mode }: { mode: OrderMode | undefined }) {
               name="order-mode"
               value={m}
               checked={shown === m}
-              disabled={setMode.isPending}
-              onChange={() => setMode.mutate(m)}
+              onChange={() => {
+                setChosen(m);
+                setMode.mutate(m, { onError: () => setChosen(null) });
+              }}
             />
             {MODE_TEXT[m].label}
           </label>
