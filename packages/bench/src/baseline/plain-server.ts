@@ -55,6 +55,14 @@ app.post('/orders', express.json({ limit: '16kb', strict: true }), async (req, r
   res.status(201).json({ orderId });
 });
 
+// A failed INSERT is a 500 with its cause on stderr (express 5 passes async errors here).
+app.use(
+  (error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    process.stderr.write(`plain-server: ${error.message}\n`);
+    res.status(500).json({ error: 'internal error' });
+  },
+);
+
 const server = createServer(app);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 

@@ -69,6 +69,34 @@ export async function fillOutbox(
   );
 }
 
+const BACKLOG_COLUMNS: Record<TableKind, string> = {
+  ours: 'aggregate_type, aggregate_id, event_type, payload, headers',
+  seed: 'aggregate_type, aggregate_id, event_type, payload, headers',
+  peer: 'id, aggregate_type, aggregate_id, message_type, segment, payload, metadata',
+};
+
+/**
+ * Builds `count` pending events once into a `backlog` table beside the outbox, so that
+ * each run can restore the same backlog by a plain copy (no JSON building per run).
+ */
+export async function saveBacklog(pool: pg.Pool, kind: TableKind, count: number): Promise<void> {
+  await pool.query('TRUNCATE outbox');
+  await fillOutbox(pool, kind, count);
+  await pool.query('DROP TABLE IF EXISTS backlog');
+  const order = kind === 'peer' ? 'created_at' : 'id';
+  await pool.query(
+    `CREATE TABLE backlog AS SELECT ${BACKLOG_COLUMNS[kind]} FROM outbox ORDER BY ${order}`,
+  );
+}
+
+/** Empties the outbox and puts the saved backlog back in it, in its order. */
+export async function restoreBacklog(pool: pg.Pool, kind: TableKind): Promise<void> {
+  await pool.query('TRUNCATE outbox RESTART IDENTITY');
+  await pool.query(
+    `INSERT INTO outbox (${BACKLOG_COLUMNS[kind]}) SELECT ${BACKLOG_COLUMNS[kind]} FROM backlog`,
+  );
+}
+
 /** Pending rows left in the outbox of `kind`. */
 export function pendingWhere(kind: TableKind): string {
   if (kind === 'peer') return 'processed_at IS NULL AND abandoned_at IS NULL';

@@ -68,7 +68,7 @@ export async function benchCeilings(ctx: BenchContext): Promise<ScenarioResult> 
       let rate: number;
       if (variant === 'db') {
         await schema.pool.query('UPDATE outbox SET sent_at = NULL, topic = NULL');
-        await settle(schema.pool, 'outbox');
+        await settle(schema.pool, ctx.quick, 'outbox');
         rate = await claimAndMark(schema.pool, events);
       } else {
         rate = await produceAll(

@@ -51,7 +51,7 @@ CREATE UNLOGGED TABLE outbox_daily_today PARTITION OF outbox_daily
     FOR VALUES FROM (date_trunc('day', now())) TO (date_trunc('day', now()) + interval '1 day');`;
 
 export async function benchCleanup(ctx: BenchContext): Promise<CleanupResult> {
-  const rows = ctx.quick ? 100_000 : 1_000_000;
+  const rows = ctx.quick ? 50_000 : 1_000_000;
   const schema = await createSchema(ctx.databaseUrl, 'bench_cleanup');
   const pool = schema.pool;
   const deletes: number[] = [];

@@ -2,7 +2,14 @@ import type { Kafka } from 'kafkajs';
 import { pick, type BenchContext, type ScenarioResult } from '../env/context.ts';
 import { createSchema, settle, type BenchSchema } from '../env/db.ts';
 import { createTopic, deleteTopics, kafkaClient, topicSize } from '../env/kafka.ts';
-import { fillOutbox, pendingWhere, SEED_DDL, peerDdl, type TableKind } from '../env/tables.ts';
+import {
+  pendingWhere,
+  peerDdl,
+  restoreBacklog,
+  saveBacklog,
+  SEED_DDL,
+  type TableKind,
+} from '../env/tables.ts';
 import { startWorker, type Worker } from '../env/worker.ts';
 import type { PublisherSpec } from '../publishers/child.ts';
 import { markdownTable } from '../report/table.ts';
@@ -142,6 +149,9 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
     await schemas.seed.pool.query(SEED_DDL);
     schemas.peer = await createSchema(ctx.databaseUrl, 'bench_drain_peer', { migrated: false });
     await schemas.peer.pool.query(peerDdl('bench_drain_peer'));
+    for (const kind of ['ours', 'seed', 'peer'] as const) {
+      await saveBacklog(schemas[kind]!.pool, kind, backlog);
+    }
 
     await alternate(ctx.rounds, variants, async (variant, round) => {
       const schema = schemas[variant.table]!;
@@ -197,7 +207,7 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
     data: { backlog, capSeconds, lowerCeiling: lower, variants: results },
     chartTitle: 'relay drain: events/s, ratio to the seed’s row-by-row publisher',
     chart: results.map((r) => ({
-      label: r.label,
+      label: r.key,
       value: r.rate.median / get('seed-row'),
       ...(r.key.startsWith('ours') ? { target: 10 } : {}),
     })),
@@ -212,13 +222,10 @@ async function drainOnce(
   { backlog, capSeconds, topic }: { backlog: number; capSeconds: number; topic: string },
 ): Promise<Omit<RunSample, 'round'>> {
   const pool = schema.pool;
-  await pool.query('TRUNCATE outbox RESTART IDENTITY');
-  if (variant.table === 'ours') await pool.query('TRUNCATE outbox_relay_members');
-  await fillOutbox(pool, variant.table, backlog);
-  await settle(pool, 'outbox');
   const pending = pendingWhere(variant.table);
-
-  const workers: Worker[] = await Promise.all(
+  // The replicas boot (tsx, connections, a warm-up produce) while the backlog is put
+  // back; none touches the outbox before 'go'.
+  const booting = Promise.all(
     Array.from({ length: variant.replicas }, (_, i) =>
       startWorker('publishers/child.ts', {
         kind: variant.kind,
@@ -240,6 +247,10 @@ async function drainOnce(
       } satisfies PublisherSpec),
     ),
   );
+  if (variant.table === 'ours') await pool.query('TRUNCATE outbox_relay_members');
+  await restoreBacklog(pool, variant.table);
+  await settle(pool, ctx.quick, 'outbox');
+  const workers: Worker[] = await booting;
   const before = await topicSize(kafka, topic);
   const t0 = performance.now();
   for (const w of workers) w.send({ type: 'go' });

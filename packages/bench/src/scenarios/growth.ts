@@ -52,7 +52,7 @@ export interface GrowthResult {
 }
 
 export async function benchGrowth(ctx: BenchContext): Promise<ScenarioResult> {
-  const mid = ctx.quick ? 100_000 : 1_000_000;
+  const mid = ctx.quick ? 50_000 : 1_000_000;
   const tables: GrowthTable[] = [
     { key: '0', label: '0 sent rows', rows: 0 },
     { key: 'mid', label: `${fmt(mid)} sent rows`, rows: mid },

@@ -63,8 +63,8 @@ interface RunSample {
 }
 
 export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
-  const seconds = ctx.quick ? 1 : 4;
-  const waitSeconds = ctx.quick ? 1.5 : 3;
+  const seconds = ctx.quick ? 0.5 : 4;
+  const waitSeconds = ctx.quick ? 1 : 3;
   const variants = pick(ctx, VARIANTS);
   const prefix = 'bench.latency.';
   const topic = `${prefix}orders.events`;

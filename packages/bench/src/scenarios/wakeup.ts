@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { migrate } from '@outbox/core';
 import type { BenchContext, ScenarioResult } from '../env/context.ts';
+import { ensurePgbench } from '../env/pgbench.ts';
 import { fmt, summarize, type Summary } from '../stats.ts';
 
 /**
@@ -86,9 +87,7 @@ export async function benchWakeup(
   databaseUrl: string,
   { rounds = 3, seconds = 8, clients = 8, progress = (_: string) => undefined as void } = {},
 ): Promise<WakeupResult[]> {
-  if (spawnSync('pgbench', ['--version']).status !== 0) {
-    throw new Error('pgbench is not installed (apt-get install postgresql-client)');
-  }
+  ensurePgbench(progress);
   const dir = mkdtempSync(join(tmpdir(), 'outbox-bench-'));
   const scriptFile = join(dir, 'order-outbox.sql');
   writeFileSync(scriptFile, SCRIPT);
@@ -145,7 +144,7 @@ export async function benchWakeupScenario(ctx: BenchContext): Promise<ScenarioRe
     ctx.databaseUrl,
     ctx.quick
       ? { rounds: 1, seconds: 2, progress: ctx.progress }
-      : { rounds: ctx.rounds, seconds: 8, progress: ctx.progress },
+      : { rounds: ctx.rounds, seconds: 6, progress: ctx.progress },
   );
   const none = results.find((r) => r.variant === 'none')!.txPerSecond.median;
   await dropWakeupSchemas(ctx.databaseUrl);
