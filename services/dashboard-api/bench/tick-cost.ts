@@ -39,7 +39,7 @@ await admin.connect();
 await admin.query(`CREATE SCHEMA ${schema}`);
 const pool = new pg.Pool({
   ...pgConfig({ DATABASE_URL: stack.databaseUrl, DATABASE_SCHEMA: schema }),
-  max: 12,
+  max: 5, // as main.ts
 });
 
 const quantile = (xs: number[], q: number) => {

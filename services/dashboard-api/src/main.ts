@@ -9,10 +9,24 @@ import { startDashboard } from './server.ts';
  */
 const config = loadConfig(process.env);
 const log = createLogger('dashboard-api', config.LOG_LEVEL);
-const pool = new pg.Pool({ ...pgConfig(config), max: 10, connectionTimeoutMillis: 5_000 });
+// A tick runs its ~9 small queries on at most 5 connections: PostgreSQL's
+// connections are shared with every service (and, in tests, with other suites).
+const pool = new pg.Pool({ ...pgConfig(config), max: 5, connectionTimeoutMillis: 5_000 });
 pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
 
-await migrate(pool);
+// PostgreSQL may be starting, or out of connections for a moment (it is shared):
+// retry the first contact for a while instead of exiting into a restart loop.
+for (let attempt = 1; ; attempt += 1) {
+  try {
+    await migrate(pool);
+    break;
+  } catch (error) {
+    if (attempt >= 10) throw error;
+    const delay = Math.min(5_000, 250 * 2 ** attempt);
+    log.warn({ err: error, attempt, delay }, 'migration failed; retrying');
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
 const dashboard = await startDashboard({ config, pool, log });
 log.info(
   {

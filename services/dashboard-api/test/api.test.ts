@@ -2,6 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FAILURE_POINTS,
   SCENARIOS,
+  apiErrorSchema,
+  auditResponseSchema,
+  failurePointStateSchema,
+  resetResponseSchema,
+  settingsSchema,
+  stateResponseSchema,
   type ApiError,
   type FailurePointState,
   type Settings,
@@ -27,6 +33,9 @@ describe('REST: state, failure points, settings, reset, validation', () => {
   it('GET /api/state: settings, every failure point described, the four scenarios', async () => {
     const res = await dash.request<StateResponse>('/api/state');
     expect(res.status).toBe(200);
+    // The web parses every answer with the contract's schema: so do we.
+    stateResponseSchema.parse(res.body);
+    auditResponseSchema.parse((await dash.request('/api/audit')).body);
     expect(res.body.settings).toEqual({ mode: 'outbox', trafficRate: 0 });
     expect(res.body.failurePoints.map((p) => p.name)).toEqual(FAILURE_POINTS.map((p) => p.name));
     for (const p of res.body.failurePoints) {
@@ -44,6 +53,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
         json,
       });
     const shot = await arm('worker.kill_mid_publish', { mode: 'times', times: 2 });
+    failurePointStateSchema.parse(shot.body);
     expect(shot.body).toMatchObject({ mode: 'times', remaining: 2, active: true });
     const window = await arm('worker.kafka_outage', { mode: 'on', seconds: 7 });
     expect(window.body).toMatchObject({ mode: 'on', active: true, params: { seconds: 7 } });
@@ -75,7 +85,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       method: 'PUT',
       json: { mode: 'naive' },
     });
-    expect(mode.body).toEqual({ mode: 'naive', trafficRate: 0 });
+    expect(settingsSchema.parse(mode.body)).toEqual({ mode: 'naive', trafficRate: 0 });
     const traffic = await dash.request<Settings>('/api/traffic', {
       method: 'PUT',
       json: { rate: 12.5 },
@@ -129,6 +139,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
 
     const res = await dash.request('/api/reset', { method: 'POST' });
     expect(res.status).toBe(200);
+    resetResponseSchema.parse(res.body);
     const after = await dash.dashboard.engine.tick();
     expect(after.totals).toEqual({ orders: 0, published: 0, deliveries: 0 });
     expect(Object.values(after.invariants).every((n) => n === 0)).toBe(true);
@@ -154,6 +165,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
   it('unknown routes are JSON 404s; a journey of a bad id is 400, of an unknown one 404', async () => {
     const unknown = await dash.request<ApiError>('/api/nothing');
     expect(unknown.status).toBe(404);
+    apiErrorSchema.parse(unknown.body);
     expect(unknown.body.error).toContain('/api/nothing');
     expect((await dash.request('/api/orders/not-a-uuid/journey')).status).toBe(400);
     expect(

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiError, OutboxPage, RequeueResponse } from '../src/contract.ts';
+import {
+  outboxPageSchema,
+  requeueResponseSchema,
+  type ApiError,
+  type OutboxPage,
+  type RequeueResponse,
+} from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
 import { createOrder, markFailed, markSent } from './support/rows.ts';
@@ -40,6 +46,7 @@ describe('outbox browser and requeue', () => {
     for (const status of ['sent', 'pending', 'failed', 'dead'] as const) {
       const res = await page(`status=${status}`);
       expect(res.status).toBe(200);
+      outboxPageSchema.parse(res.body);
       expect(res.body.rows.map((r) => r.id)).toEqual([...ids[status]].reverse());
       expect(res.body.rows.every((r) => r.status === status)).toBe(true);
       expect(res.body.nextCursor).toBeNull();
@@ -87,6 +94,7 @@ describe('outbox browser and requeue', () => {
       method: 'POST',
     });
     expect(res.status).toBe(200);
+    requeueResponseSchema.parse(res.body);
     expect(res.body.row).toMatchObject({
       id,
       status: 'pending',

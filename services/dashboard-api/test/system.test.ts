@@ -3,7 +3,7 @@ import { audit } from '@outbox/core';
 import { startSystem, type System } from '@outbox/demo';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Journey, StatsMessage } from '../src/contract.ts';
+import { journeySchema, type Journey, type StatsMessage } from '../src/contract.ts';
 import { request } from './support/dashboard.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -96,6 +96,7 @@ describe('dashboard-api on the running system', () => {
   it('shows one order through every step: order → outbox → Kafka offset → inbox → reservation', async () => {
     const orderId = await order(2);
     const j = await journey(orderId, (x) => x.steps.every((s) => s.done));
+    journeySchema.parse(j);
     expect(j.order).toMatchObject({ id: orderId, mode: 'outbox', quantity: 2, sku: 'sku-2' });
     const [row] = j.outbox;
     expect(row).toMatchObject({
@@ -179,7 +180,7 @@ describe('dashboard-api on the running system', () => {
         ) &&
         s.invariants.duplicatesCaught >= 1 &&
         s.outbox.pending === 0,
-      120_000,
+      200_000,
     );
     expect(m.invariants.doubleProcessed).toBe(0);
     expect(m.latestAnomaly?.kind).toMatch(/duplicate_caught/);
@@ -199,7 +200,7 @@ describe('dashboard-api on the running system', () => {
       },
       { timeoutMs: 60_000, what: 'the stream to agree with audit()' },
     );
-  });
+  }, 300_000);
 
   it('resets the demo data: the stream starts over from zero', async () => {
     expect((await request(dashboard, '/api/reset', { method: 'POST' })).status).toBe(200);

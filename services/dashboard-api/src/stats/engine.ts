@@ -66,8 +66,25 @@ export class StatsEngine {
 
   /** Derives every counter from scratch, computes the first message, starts ticking. */
   async start(): Promise<void> {
-    await this.exclusive(() => this.baseline());
-    await this.tick();
+    // The database may be briefly unreachable or out of connections (a shared
+    // PostgreSQL): retry rather than die, as the tick loop does.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.exclusive(() => this.baseline());
+        break;
+      } catch (error) {
+        if (this.stopped) throw error;
+        const delay = Math.min(10_000, 250 * 2 ** attempt);
+        this.options.log.warn(
+          { err: error, attempt, delay },
+          'deriving the stats failed; retrying',
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+    await this.tick().catch((error: unknown) =>
+      this.options.log.warn({ err: error }, 'first stats tick failed'),
+    );
     this.schedule();
   }
 

@@ -26,7 +26,7 @@ export async function createTestDb(): Promise<TestDb> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     options: `-c search_path=${schema}`,
-    max: 12,
+    max: 6,
   });
   pool.on('error', () => undefined);
   await migrate(pool);
