@@ -27,7 +27,9 @@ export function webApp(dist: string): RequestHandler[] {
     files(req, res, next);
   };
   const fallback: RequestHandler = (req, res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path.startsWith('/api/')) {
+    // A missing file (/assets/old-hash.js) is a 404, not the page: only routes fall back.
+    const isFile = /\.[a-z0-9]+$/i.test(req.path);
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path.startsWith('/api/') || isFile) {
       next();
       return;
     }
