@@ -230,7 +230,7 @@ export function formatReport(r: SoakReport): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
     `  duplicates delivered ${r.audit.duplicatesDelivered}, caught by the inbox ${r.audit.duplicatesCaught}`,
-    `  time to drain after traffic stopped: ${(r.drainMs / 1000).toFixed(1)} s`,
+    `  time to drain after traffic stopped (2 s of it for requests in flight): ${(r.drainMs / 1000).toFixed(1)} s`,
     '  audit:',
     ...Object.entries(r.audit).map(([k, v]) => `    ${k.padEnd(24)} ${String(v)}`),
     '  checks:',
