@@ -25,6 +25,9 @@ export interface StatsEngineOptions {
 
 type Listener = (message: StatsMessage) => void;
 
+/** The value of a settled promise already known not to have failed. */
+const fulfilled = <T>(r: PromiseSettledResult<T>): T => (r as PromiseFulfilledResult<T>).value;
+
 /**
  * The stats stream: every `intervalMs`, reads what changed since the last tick and
  * publishes a StatsMessage. Nothing here scans a table per tick: the append-only
@@ -49,6 +52,8 @@ export class StatsEngine {
   private tickNo = 0;
   private lastTickStart: number | undefined;
   private lastOutboxDead: number | undefined;
+  /** Feed lines read by a tick that failed afterwards: sent with the next message. */
+  private carried: FeedEvent[] = [];
   private stopped = false;
   latest: StatsMessage | undefined;
   /** How long each part of the last tick took, ms (they run in parallel): for the bench. */
@@ -177,21 +182,45 @@ export class StatsEngine {
       const t0 = performance.now();
       return work.finally(() => (parts[name] = performance.now() - t0));
     };
-    const [deliveries, deadLetters, doubled, lost, published, gauges, procs, settings] =
-      await Promise.all([
-        timed('deliveries', this.deliveries.next()),
-        timed('deadLetters', this.deadLetters.next()),
-        timed('reservations', this.reservations.next()),
-        timed('orders', this.orders.next()),
-        timed('published', this.published.next()),
-        timed('outboxGauges', outboxGauges(pool)),
-        timed('processes', readProcesses(pool)),
-        timed('settings', readSettings(pool)),
-      ]);
-    // After the orders check, whatever snapshot it read: a delivery seen by the tail
-    // always clears its order.
-    this.orders.delivered(deliveries.created);
-    const phantoms = await timed('phantoms', this.phantoms.next(deliveries.orphans));
+    const settled = await Promise.allSettled([
+      timed('deliveries', this.deliveries.next()),
+      timed('deadLetters', this.deadLetters.next()),
+      timed('reservations', this.reservations.next()),
+      timed('orders', this.orders.next()),
+      timed('published', this.published.next()),
+      timed('outboxGauges', outboxGauges(pool)),
+      timed('processes', readProcesses(pool)),
+      timed('settings', readSettings(pool)),
+    ]);
+    // Each tail has moved past what it read, even if another part failed: hand on
+    // what crosses parts (and the feed lines) before giving up on this tick.
+    const [d0, dl0] = settled;
+    if (d0.status === 'fulfilled') {
+      // After the orders check, whatever snapshot it read: a delivery seen by the
+      // tail always clears its order.
+      this.orders.delivered(d0.value.created);
+      this.phantoms.suspect(d0.value.orphans);
+    }
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) {
+      const carried: FeedEvent[] = [
+        ...(d0.status === 'fulfilled' ? d0.value.events : []),
+        ...(dl0.status === 'fulfilled' ? dl0.value : []),
+      ];
+      this.feed.push(carried);
+      this.carried = [...this.carried, ...carried].slice(-this.feed.size);
+      throw failed.reason;
+    }
+    const [dR, dlR, rR, oR, pR, gR, prR, sR] = settled;
+    const deliveries = fulfilled(dR);
+    const deadLetters = fulfilled(dlR);
+    const doubled = fulfilled(rR);
+    const lost = fulfilled(oR);
+    const published = fulfilled(pR);
+    const gauges = fulfilled(gR);
+    const procs = fulfilled(prR);
+    const settings = fulfilled(sR);
+    const phantoms = await timed('phantoms', this.phantoms.next());
     this.lastTickParts = parts;
 
     const s = this.scenarios;
@@ -227,10 +256,12 @@ export class StatsEngine {
     s.setCount('network_after_commit', this.orders.count);
     s.setCount('network_after_publish', this.phantoms.count);
 
-    const events: FeedEvent[] = [...deliveries.events, ...deadLetters].sort((a, b) =>
+    const fresh: FeedEvent[] = [...deliveries.events, ...deadLetters].sort((a, b) =>
       a.at < b.at ? -1 : a.at > b.at ? 1 : 0,
     );
-    this.feed.push(events);
+    this.feed.push(fresh);
+    const events = [...this.carried, ...fresh];
+    this.carried = [];
     const now = Date.now();
     const rates = this.rates.add({
       at: now,

@@ -36,11 +36,15 @@ export class PhantomEvents {
     for (const r of rows) this.phantoms.add(r.aggregate_id);
   }
 
-  /** Adds suspects from the deliveries tail; returns the aggregates that became phantoms now. */
-  async next(orphans: readonly string[], now = Date.now()): Promise<string[]> {
+  /** OrderCreated delivered while its order was missing (from the deliveries tail). */
+  suspect(orphans: readonly string[], now = Date.now()): void {
     for (const id of orphans) {
       if (!this.phantoms.has(id) && !this.suspects.has(id)) this.suspects.set(id, now);
     }
+  }
+
+  /** Re-checks the suspects; returns the aggregates that became phantoms now. */
+  async next(now = Date.now()): Promise<string[]> {
     if (this.suspects.size === 0) return [];
     const ids = [...this.suspects.keys()];
     const { rows } = await this.pool.query<{ aggregate_id: string }>(
