@@ -48,6 +48,9 @@ describe('Kill worker mid-publish', () => {
       'Worker dies after publish',
     );
 
+    // The top of the page under traffic, as docs/dashboard.png shows it.
+    await screenshot('kill-worker-mid-publish-top', { height: 1900 });
+
     await setTraffic(page, 'Stop');
     await expect.poll(() => pendingShown(page), within).toBe(0);
     expect(await tileValue(page, 'doubleProcessed')).toBe(0);

@@ -28,7 +28,8 @@ export interface Dashboard {
   page: Page;
   /** console.error lines and uncaught page errors seen so far. */
   errors: string[];
-  screenshot(name: string): Promise<string>;
+  /** Saves screenshots/<name>.png: the whole page, or its top `height` pixels. */
+  screenshot(name: string, options?: { height?: number }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -65,10 +66,15 @@ export async function openDashboard(
   return {
     page,
     errors,
-    async screenshot(name) {
+    async screenshot(name, options) {
       await mkdir(SCREENSHOT_DIR, { recursive: true });
       const path = join(SCREENSHOT_DIR, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      const width = page.viewportSize()?.width ?? 1280;
+      await page.screenshot({
+        path,
+        fullPage: true,
+        ...(options?.height ? { clip: { x: 0, y: 0, width, height: options.height } } : {}),
+      });
       return path;
     },
     async close() {

@@ -14,7 +14,8 @@ function stateText(info: FailurePointInfo, state: FailurePointState | undefined,
     const left = Math.max(0, Math.ceil((Date.parse(state.activeUntil) - now) / 1000));
     return `outage: ${left} s left`;
   }
-  if (info.kind === 'switch') return state.active ? 'on' : null;
+  // A switch shows its state inside the button (ON); a pill would say it twice.
+  if (info.kind === 'switch') return null;
   if (state.active) return state.remaining > 1 ? `armed ×${state.remaining}` : 'armed: next one';
   return state.fired > 0 ? `fired ${state.fired}×` : null;
 }
@@ -63,7 +64,13 @@ function FailureCard(props: {
         {info.description}
       </p>
       <p className="failure-watch">
-        <b>Watch:</b> {info.watch.replace(/^Watch\s+/i, '')}
+        {/^watch\s/i.test(info.watch) ? (
+          <>
+            <b>Watch</b> {info.watch.slice(6)}
+          </>
+        ) : (
+          info.watch
+        )}
       </p>
       {wrongMode ? (
         <p className="failure-mode">
