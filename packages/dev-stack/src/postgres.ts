@@ -145,6 +145,11 @@ async function spawnPostmaster(ctx: StackContext, port: number): Promise<number>
         // No unix socket: /tmp or /var/run may be shared with a system PostgreSQL.
         '-c',
         'unix_socket_directories=',
+        // The default 100 is too few here: the demo's five processes each keep a pool
+        // and a LISTEN connection, and test suites run whole systems beside it (a
+        // dashboard-api test saw "too many clients already" at 100).
+        '-c',
+        'max_connections=400',
       ],
       { ...ids, detached: true, stdio: ['ignore', fd, fd], env: { ...ctx.env, LC_MESSAGES: 'C' } },
     );
