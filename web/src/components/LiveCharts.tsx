@@ -139,7 +139,7 @@ export function LiveCharts({
         </AreaChart>
       </ChartCard>
       <ChartCard
-        title="Publish vs consume"
+        title="Relay publish vs consume"
         value={`${formatRate(stats?.rates.publishPerSecond ?? 0)} / ${formatRate(stats?.rates.consumePerSecond ?? 0)} per s`}
         alert={`orders ${formatRate(stats?.rates.ordersPerSecond ?? 0)}/s`}
         alarming={false}
@@ -154,7 +154,7 @@ export function LiveCharts({
           <Line
             type="monotone"
             dataKey="publishPerSecond"
-            name="published/s"
+            name="relay published/s"
             stroke="var(--c-publish)"
             dot={false}
             strokeWidth={2}
