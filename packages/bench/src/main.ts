@@ -1,8 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startStack } from '@outbox/dev-stack';
+import { stackStatus, startStack } from '@outbox/dev-stack';
 import type { BenchContext, ScenarioResult } from './env/context.ts';
+import { dropLeftovers } from './env/db.ts';
+import { deleteTopics, kafkaClient } from './env/kafka.ts';
 import { machineFacts } from './env/versions.ts';
 import { parseOptions, SCENARIOS, type ScenarioName } from './options.ts';
 import { renderChart } from './report/chart.ts';
@@ -32,6 +34,7 @@ if (options.cpuProfDir) process.env.BENCH_CPU_PROF_DIR = options.cpuProfDir;
 const ctx: BenchContext = {
   databaseUrl: stack.databaseUrl,
   kafkaBrokers: stack.kafkaBrokers,
+  kafkaPid: (await stackStatus()).kafka.pid,
   quick: options.quick,
   progress,
   rounds: options.quick ? 1 : 3,
@@ -49,6 +52,10 @@ const RUNNERS: Record<ScenarioName, (c: BenchContext) => Promise<ScenarioResult>
   inbox: benchInbox,
 };
 
+const leftovers = await dropLeftovers(ctx.databaseUrl);
+if (leftovers.length > 0)
+  progress(`dropped schemas left by an interrupted run: ${leftovers.join(', ')}`);
+await deleteTopics(kafkaClient(ctx.kafkaBrokers, 'bench-runner'), 'bench.').catch(() => undefined);
 const machine = await machineFacts(ctx.databaseUrl);
 const loadBefore = loadavg();
 const results: Partial<Record<ScenarioName, ScenarioResult & { seconds: number }>> = {};

@@ -63,6 +63,45 @@ app.use(
   },
 );
 
+// ANALYSIS, not a service: the order and its outbox row written by one statement (one
+// round trip, one implicit transaction), to measure how much of outbox mode's cost is
+// its four round trips (BEGIN, INSERT, INSERT, COMMIT) rather than the extra row.
+app.post(
+  '/orders-one-statement',
+  express.json({ limit: '16kb', strict: true }),
+  async (req, res) => {
+    const parsed = createOrderBody.safeParse(req.body);
+    if (!parsed.success) {
+      res.status(400).json({ error: 'invalid request body' });
+      return;
+    }
+    const orderId = randomUUID();
+    const { userId, sku, quantity } = parsed.data;
+    const payload = { orderId, userId, sku, quantity, seq: 1, source: 'api' };
+    const { rows } = await pool.query<{ id: string }>(
+      `WITH o AS (
+       INSERT INTO orders (id, user_id, sku, quantity, status, seq, mode)
+       SELECT $1, $2, i.sku, $4, 'created', 1, 'outbox' FROM inventory i WHERE i.sku = $3
+       RETURNING id)
+     INSERT INTO outbox (aggregate_type, aggregate_id, event_type, event_version, payload, headers)
+     SELECT 'order', o.id::text, 'OrderCreated', 2, $5, $6 FROM o RETURNING id`,
+      [
+        orderId,
+        userId,
+        sku,
+        quantity,
+        JSON.stringify(payload),
+        JSON.stringify({ correlationId: randomUUID() }),
+      ],
+    );
+    if (rows.length !== 1) {
+      res.status(422).json({ error: 'unknown sku' });
+      return;
+    }
+    res.status(201).json({ orderId, eventId: rows[0]!.id });
+  },
+);
+
 const server = createServer(app);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 

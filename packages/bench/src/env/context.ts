@@ -2,6 +2,8 @@
 export interface BenchContext {
   databaseUrl: string;
   kafkaBrokers: string[];
+  /** The local broker's pid, for CPU accounting (null when external). */
+  kafkaPid: number | null;
   /** --quick: one short round per figure, only to show the scenario still works. */
   quick: boolean;
   /** A line of progress on stderr. */

@@ -64,3 +64,39 @@ export async function settle(pool: pg.Pool, quick: boolean, ...tables: string[])
   for (const table of tables) await pool.query(`VACUUM ANALYZE ${table}`);
   await pool.query('CHECKPOINT');
 }
+
+/** Every schema the scenarios create (and drop when they end). */
+export const BENCH_SCHEMAS = [
+  'bench_ceilings',
+  'bench_drain_ours',
+  'bench_drain_seed',
+  'bench_drain_peer',
+  'bench_latency_ours',
+  'bench_latency_seed',
+  'bench_latency_peer',
+  'bench_latency_consumer',
+  'bench_wakeup_none',
+  'bench_wakeup_seed',
+  'bench_wakeup_ours',
+  'bench_wakeup_ours_idle',
+  'bench_api_plain',
+  'bench_api_service',
+  'bench_growth_0',
+  'bench_growth_mid',
+  'bench_growth_big',
+  'bench_cleanup',
+  'bench_inbox',
+];
+
+/** Drops what an interrupted run left behind (a 10M-row table is worth the look). */
+export async function dropLeftovers(databaseUrl: string): Promise<string[]> {
+  const rows = await adminQuery<{ name: string }>(
+    databaseUrl,
+    'SELECT nspname AS name FROM pg_namespace WHERE nspname = ANY($1::text[])',
+    [BENCH_SCHEMAS],
+  );
+  for (const { name } of rows) {
+    await adminQuery(databaseUrl, `DROP SCHEMA ${pg.escapeIdentifier(name)} CASCADE`);
+  }
+  return rows.map((r) => r.name);
+}

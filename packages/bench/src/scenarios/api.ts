@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { BenchContext, ScenarioResult } from '../env/context.ts';
+import { cpuSnapshot, cpuUse } from '../env/cpu.ts';
 import { createSchema, settle, type BenchSchema } from '../env/db.ts';
 import { deleteTopics, kafkaClient } from '../env/kafka.ts';
 import { startService, type ServiceProcess } from '../env/service.ts';
@@ -16,12 +17,14 @@ import { alternate, fmt, ratio, spread, summarize, type Summary } from '../stats
  * No relay runs: this is the request path's cost. order-api is started as its tests
  * start it; the mode is chosen per request in the body.
  */
-const VARIANTS = ['plain', 'outbox', 'naive'] as const;
-type ApiVariant = (typeof VARIANTS)[number];
+type ApiVariant = 'plain' | 'outbox' | 'naive' | 'one-statement';
+// 'one-statement' is for analysis only (--variant one-statement): see the baseline server.
+const DEFAULT_VARIANTS: ApiVariant[] = ['plain', 'outbox', 'naive'];
 const LABELS: Record<ApiVariant, string> = {
   plain: 'plain insert, no outbox (baseline server)',
   outbox: 'order-api, outbox mode',
   naive: 'order-api, naive mode (Kafka in the request)',
+  'one-statement': 'baseline server: order + outbox row in one statement (analysis)',
 };
 const CONNECTIONS = 32;
 const SKUS = Array.from({ length: 50 }, (_, i) => `sku-${String(i).padStart(4, '0')}`);
@@ -35,6 +38,8 @@ interface ApiRun {
   non2xx: number;
   errors: number;
   statusCodes: Record<string, number>;
+  /** CPU during the run, % of one core: machine, postgres, the server, autocannon. */
+  cpu: Record<string, number>;
 }
 
 export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
@@ -45,7 +50,16 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
   let serviceSchema: BenchSchema | undefined;
   let plain: Worker | undefined;
   let service: ServiceProcess | undefined;
-  const runs: Record<ApiVariant, ApiRun[]> = { plain: [], outbox: [], naive: [] };
+  const runs: Record<ApiVariant, ApiRun[]> = {
+    plain: [],
+    outbox: [],
+    naive: [],
+    'one-statement': [],
+  };
+  const VARIANTS: ApiVariant[] = [
+    ...DEFAULT_VARIANTS,
+    ...(ctx.variants.includes('one-statement') ? (['one-statement'] as const) : []),
+  ];
   try {
     plainSchema = await createSchema(ctx.databaseUrl, 'bench_api_plain');
     serviceSchema = await createSchema(ctx.databaseUrl, 'bench_api_service');
@@ -72,19 +86,29 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
       profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
     );
     const urls: Record<ApiVariant, string> = {
-      plain: plainUrl,
-      outbox: service.url,
-      naive: service.url,
+      plain: `${plainUrl}/orders`,
+      outbox: `${service.url}/orders`,
+      naive: `${service.url}/orders`,
+      'one-statement': `${plainUrl}/orders-one-statement`,
     };
     // Warm-up (JIT, pool connections, Kafka metadata): not recorded.
     for (const v of VARIANTS) await load(urls[v], v, ctx.quick ? 0.5 : 3);
 
     await alternate(ctx.rounds, VARIANTS, async (variant, round) => {
-      const schema = variant === 'plain' ? plainSchema! : serviceSchema!;
+      const schema =
+        variant === 'plain' || variant === 'one-statement' ? plainSchema! : serviceSchema!;
       await schema.pool.query('TRUNCATE orders, outbox, idempotency_keys');
       await settle(schema.pool, ctx.quick, 'orders', 'outbox');
+      const server = variant === 'outbox' || variant === 'naive' ? service! : plain!;
+      const groups = {
+        server: [server.child.pid!],
+        autocannon: [process.pid],
+        kafka: ctx.kafkaPid ? [ctx.kafkaPid] : [],
+      };
+      const cpu0 = cpuSnapshot(groups);
       const r = await load(urls[variant], variant, seconds);
-      runs[variant].push({ round, ...r });
+      const cpu = cpuUse(cpu0, cpuSnapshot(groups));
+      runs[variant].push({ round, ...r, cpu });
       ctx.progress(
         `api round ${round}/${ctx.rounds} ${variant}: ${fmt(r.requestsPerSecond)} req/s, p99 ${fmt(r.p99Ms)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
       );
@@ -115,6 +139,7 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
       'p99 ms median (min–max)',
       'ratio to plain insert (target outbox ≥ 80%)',
       'failed requests (all runs)',
+      'CPU, % of a core: machine / PG / server / autocannon',
     ],
     VARIANTS.map((v) => [
       LABELS[v],
@@ -122,6 +147,9 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
       spread(p99[v], 1),
       ratio(rps[v].median, rps.plain.median),
       fmt(runs[v].reduce((n, r) => n + r.non2xx + r.errors, 0)),
+      ['machine', 'postgres', 'server', 'autocannon']
+        .map((k) => fmt(summarize(runs[v].map((r) => r.cpu[k] ?? NaN)).median))
+        .join(' / '),
     ]),
   );
   return {
@@ -141,10 +169,10 @@ async function load(
   url: string,
   mode: ApiVariant,
   seconds: number,
-): Promise<Omit<ApiRun, 'round'>> {
+): Promise<Omit<ApiRun, 'round' | 'cpu'>> {
   let n = 0;
   const result = await autocannon({
-    url: `${url}/orders`,
+    url,
     connections: CONNECTIONS,
     duration: seconds,
     method: 'POST',
@@ -175,6 +203,6 @@ function body(i: number, mode: ApiVariant): string {
     userId: 1 + (i % 100_000),
     sku: SKUS[i % SKUS.length],
     quantity: 1 + (i % 3),
-    ...(mode === 'plain' ? {} : { mode }),
+    ...(mode === 'outbox' || mode === 'naive' ? { mode } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { pick, type BenchContext, type ScenarioResult } from '../env/context.ts';
 import { createSchema, settle, type BenchSchema } from '../env/db.ts';
+import { cpuSnapshot, cpuUse } from '../env/cpu.ts';
 import { createTopic, deleteTopics, kafkaClient, topicSize } from '../env/kafka.ts';
 import {
   pendingWhere,
@@ -118,6 +119,8 @@ interface RunSample {
   rate: number;
   /** Messages that reached the topic (≥ sent: at-least-once). */
   produced: number;
+  /** CPU used during the run, % of one core: machine, postgres, kafka, publishers. */
+  cpu: Record<string, number>;
 }
 
 export interface DrainVariantResult {
@@ -191,6 +194,7 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
       'vs seed row-by-row (target ≥ 10×)',
       'vs peer (target ≥ 2×)',
       'vs lower ceiling (target ≥ 50%)',
+      'CPU, % of a core: machine / PG / Kafka / publishers',
     ],
     results.map((r) => [
       r.label,
@@ -199,6 +203,7 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
       ratio(r.rate.median, get('seed-row')),
       ratio(r.rate.median, get('peer')),
       ratio(r.rate.median, lower),
+      cpuCell(r.runs),
     ]),
   );
   return {
@@ -252,6 +257,12 @@ async function drainOnce(
   await settle(pool, ctx.quick, 'outbox');
   const workers: Worker[] = await booting;
   const before = await topicSize(kafka, topic);
+  const groups = {
+    kafka: ctx.kafkaPid ? [ctx.kafkaPid] : [],
+    publishers: workers.map((w) => w.child.pid!),
+  };
+  const cpu0 = cpuSnapshot(groups);
+  let cpu: Record<string, number> = {};
   const t0 = performance.now();
   for (const w of workers) w.send({ type: 'go' });
   let drained = false;
@@ -280,11 +291,12 @@ async function drainOnce(
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
+    cpu = cpuUse(cpu0, cpuSnapshot(groups));
     await Promise.all(workers.map((w) => w.stop()));
   }
   const sent = backlog - left;
   const produced = (await topicSize(kafka, topic)) - before;
-  return { sent, seconds, drained, rate: sent / seconds, produced };
+  return { sent, seconds, drained, rate: sent / seconds, produced, cpu };
 }
 
 async function countPending(pool: BenchSchema['pool'], pending: string): Promise<number> {
@@ -292,4 +304,10 @@ async function countPending(pool: BenchSchema['pool'], pending: string): Promise
     `SELECT count(*)::int AS n FROM outbox WHERE ${pending}`,
   );
   return rows[0]?.n ?? 0;
+}
+
+/** Median CPU use over the runs: machine / postgres / kafka / publishers. */
+function cpuCell(runs: RunSample[]): string {
+  const med = (k: string) => summarize(runs.map((r) => r.cpu[k] ?? NaN)).median;
+  return ['machine', 'postgres', 'kafka', 'publishers'].map((k) => fmt(med(k))).join(' / ');
 }
