@@ -63,9 +63,13 @@ export function cpuUse(a: CpuSnapshot, b: CpuSnapshot): Record<string, number> {
   const out: Record<string, number> = {
     machine: ((b.machineBusy - a.machineBusy) / (b.machineTotal - a.machineTotal)) * cores * 100,
   };
-  for (const name of Object.keys(b.byGroup)) {
-    out[name] =
-      (((b.byGroup[name] ?? 0) - (a.byGroup[name] ?? 0)) / TICKS_PER_SECOND / seconds) * 100;
+  for (const [name, after] of Object.entries(b.byGroup)) {
+    // A process that started in between counts from zero; one that ended is lost
+    // (a short-lived backend's last ticks): an undercount, never a negative.
+    const before = a.byGroup[name] ?? new Map<number, number>();
+    let ticks = 0;
+    for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+    out[name] = (ticks / TICKS_PER_SECOND / seconds) * 100;
   }
   return out;
 }
