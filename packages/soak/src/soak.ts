@@ -36,6 +36,8 @@ export interface SoakReport {
   /** Restarts of each process by the supervisor. */
   restarts: Record<string, number>;
   traffic: { sent: number; failed: number };
+  /** Events the orders produced (outbox rows), all relayed by the end. */
+  events: number;
   drainMs: number;
   drained: boolean;
   audit: AuditReport;
@@ -172,6 +174,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (!drained) log(`  not drained: ${JSON.stringify(drain.last ?? (await backlog(pool)))}`);
 
     const report = await audit(pool);
+    const events = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox');
     const firedRows = await pool.query<{ name: string; fired: number }>(
       'SELECT name, fired FROM failure_points',
     );
@@ -200,6 +203,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       fired: Object.fromEntries(firedRows.rows.map((r) => [r.name, r.fired])),
       restarts: Object.fromEntries(system.supervisor.status().map((s) => [s.name, s.restarts])),
       traffic: { sent: system.traffic.sent, failed: system.traffic.failed },
+      events: events.rows[0]?.n ?? 0,
       drainMs,
       drained,
       audit: report,
@@ -217,7 +221,7 @@ export function formatReport(r: SoakReport): string {
   const lines = [
     '',
     `soak report: seed ${r.seed}, ${r.minutes} min, ${r.rate} orders/s`,
-    `  orders sent ${r.traffic.sent} (${r.traffic.failed} requests failed during faults), orders in the database ${r.audit.orders}`,
+    `  orders sent ${r.traffic.sent} (${r.traffic.failed} requests failed during faults), orders in the database ${r.audit.orders}, events ${r.events}`,
     '  faults injected:',
     ...Object.entries(r.injected).map(([k, n]) => `    ${k.padEnd(38)} ${n}`),
     `  failure points fired: ${
