@@ -208,4 +208,72 @@ describe('relay on a 3-broker cluster: a broker SIGKILLed under traffic', () => 
         `drained ${Math.round(drainedAfterMs / 100) / 10} s after the kill with the broker still down\n`,
     );
   });
+  it('two brokers down: nothing is acknowledged and nothing lost; the relay resumes by itself', async () => {
+    const topic = `orders.two-down.${Date.now()}`;
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6 }] });
+    await admin.disconnect();
+    const producer = await relayProducer();
+    producers.push(producer);
+    relay = new OutboxRelay({
+      pool: db.pool,
+      producer,
+      renewProducer: async (broken) => {
+        await broken.disconnect().catch(() => undefined);
+        const fresh = await relayProducer();
+        producers.push(fresh);
+        return fresh;
+      },
+      topics: { order: topic },
+      listen: db.config,
+      pollIntervalMs: 500,
+      produceTimeoutMs: 5_000,
+    });
+    await relay.start();
+    const writer = new OutboxWriter();
+    const append = async (from: number, n: number) =>
+      withTransaction(db.pool, (c) =>
+        writer.appendBatch(
+          c,
+          Array.from({ length: n }, (_, i) => ({
+            aggregateType: 'order',
+            aggregateId: `order-${(from + i) % 10}`,
+            eventType: 'OrderEvent',
+            payload: { seq: Math.floor((from + i) / 10) + 1 },
+          })),
+        ),
+      );
+    const pending = async () =>
+      (
+        await db.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL',
+        )
+      ).rows[0]!.n;
+
+    await append(0, 50);
+    await waitFor(async () => (await pending()) === 0, { what: 'the first events' });
+    const [a, b] = cluster.nodes;
+    await cluster.kill(a!.id);
+    await cluster.kill(b!.id);
+    await append(50, 50);
+    // Below min.insync.replicas: the broker refuses acks = all, so the rows stay pending.
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    expect(await pending()).toBeGreaterThan(0);
+    await cluster.start(a!.id);
+    await cluster.start(b!.id);
+    await waitFor(async () => (await pending()) === 0, {
+      what: 'the relay to resume by itself',
+      timeoutMs: 180_000,
+    });
+    const { rows } = await db.pool.query<{ dead: number; errored: number }>(
+      `SELECT count(*) FILTER (WHERE dead_lettered_at IS NOT NULL)::int AS dead,
+              count(*) FILTER (WHERE attempts > 0)::int AS errored FROM outbox`,
+    );
+    // An unavailable cluster fails ticks, not rows: nothing counted against an event.
+    expect(rows[0]).toEqual({ dead: 0, errored: 0 });
+    await cluster.waitHealthy();
+    const received = await readAll(topic, 100);
+    expect(new Set(received.map((r) => r.id)).size).toBe(100);
+  });
 });
