@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrate, pgConfig } from '@outbox/core';
-import { startStack, Supervisor, type ServiceStatus } from '@outbox/dev-stack';
+import { startStack, Supervisor, type ServiceStatus, type StackOptions } from '@outbox/dev-stack';
 import { ProcessTable } from './process-table.ts';
 import { seedInventory } from './seed.ts';
 import { TrafficGenerator } from './traffic.ts';
@@ -30,6 +30,8 @@ export interface SystemOptions {
   /** Extra environment for every service. */
   env?: Record<string, string>;
   log?: (line: string) => void;
+  /** Which PostgreSQL and Kafka (dev-stack options: data dir, env); default the repo's `.data`. */
+  stack?: StackOptions;
   /** Each process logs to `<logDir>/<name>.log` (default `.data/logs`, or `.data/logs/<schema>`). */
   logDir?: string;
 }
@@ -89,7 +91,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const topicPrefix = options.topicPrefix ?? '';
   const ports = { ...DEFAULT_PORTS, ...options.ports };
   const log = options.log ?? (() => undefined);
-  const stack = await startStack({ log });
+  const stack = await startStack({ log, ...options.stack });
 
   const admin = new pg.Client({ connectionString: stack.databaseUrl });
   await admin.connect();
@@ -136,7 +138,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       kind: 'dashboard-api',
       dir: 'dashboard-api',
       port: ports.dashboard,
-      env: {},
+      // The demo is a lab for breaking things: its dashboard has the failure buttons.
+      env: { CHAOS_ENABLED: 'true' },
     });
   }
 
@@ -162,7 +165,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       command: process.execPath,
       args: ['--import', 'tsx', 'src/main.ts'],
       cwd: join(root, 'services', spec.dir),
-      env: { ...process.env, ...baseEnv, ...spec.env, PORT: String(spec.port) },
+      // options.env last: a caller can override what the demo sets (e.g. CHAOS_ENABLED).
+      env: {
+        ...process.env,
+        ...baseEnv,
+        ...spec.env,
+        ...options.env,
+        PORT: String(spec.port),
+      },
     });
   }
 

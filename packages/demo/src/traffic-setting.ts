@@ -4,7 +4,9 @@ import type { TrafficGenerator } from './traffic.ts';
 /**
  * Drives `traffic` at the `traffic_rate` demo setting, now and whenever it changes
  * (demo_settings notifies on `failure_points.<schema>`), so the dashboard can set the
- * rate with an UPDATE. Returns the function that stops following.
+ * rate with an UPDATE. The LISTEN connection is re-opened when PostgreSQL drops it (a
+ * restart), and the setting is read again then: a change made meanwhile is not missed.
+ * Returns the function that stops following.
  */
 export async function followTrafficRate(
   db: { connectionString: string; schema: string },
@@ -16,23 +18,55 @@ export async function followTrafficRate(
     const { rows } = await pool.query<{ value: unknown }>(
       "SELECT value FROM demo_settings WHERE key = 'traffic_rate'",
     );
-    const rate = Number(rows[0]?.value ?? 0);
+    // No setting (yet, or after a reset): keep the rate we have. The channel also
+    // carries failure-point changes, which must not stop the traffic.
+    if (rows.length === 0) return;
+    const rate = Number(rows[0]?.value);
     if (Number.isFinite(rate) && rate !== traffic.currentRate) {
       traffic.setRate(rate);
       log(`traffic     ${traffic.currentRate} orders/s`);
     }
   };
-  const listener = new pg.Client({ connectionString: db.connectionString });
-  listener.on('error', (error) => log(`traffic setting listener: ${error.message}`));
-  await listener.connect();
-  await listener.query(`LISTEN ${pg.escapeIdentifier(`failure_points.${db.schema}`)}`);
-  listener.on('notification', () => {
+  const reapply = () => {
     apply().catch((error: Error) => log(`traffic setting: ${error.message}`));
-  });
+  };
+
+  let stopped = false;
+  let listener: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: db.connectionString });
+    listener = client;
+    client.on('notification', reapply);
+    client.on('error', (error) => {
+      log(`traffic setting listener: ${error.message}; reconnecting`);
+      client.removeAllListeners('notification');
+      client.end().catch(() => undefined);
+      schedule(1_000);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${pg.escapeIdentifier(`failure_points.${db.schema}`)}`);
+  };
+  const schedule = (delayMs: number) => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      listen()
+        .then(reapply)
+        .catch((error: Error) => {
+          log(`traffic setting listener: ${error.message}; retrying`);
+          schedule(Math.min(delayMs * 2, 10_000));
+        });
+    }, delayMs);
+  };
+
+  await listen();
   await apply();
   return async () => {
-    listener.removeAllListeners('notification');
-    await listener.end().catch(() => undefined);
+    stopped = true;
+    clearTimeout(retry);
+    listener?.removeAllListeners('notification');
+    await listener?.end().catch(() => undefined);
   };
 }
 

@@ -28,8 +28,11 @@ export const configSchema = baseConfigSchema
       .optional()
       .transform((s) => (s === '' ? undefined : s))
       .pipe(z.string().min(16, 'CONTROL_TOKEN must be at least 16 characters').optional()),
-    /** false: the failure-point endpoints answer 403 and the dashboard says chaos is off. */
-    CHAOS_ENABLED: booleanText.default(true),
+    /**
+     * Off unless enabled: the failure-point endpoints answer 403 and the dashboard says
+     * chaos is off. The demo (startSystem) turns it on; it is a lab for breaking things.
+     */
+    CHAOS_ENABLED: booleanText.default(false),
     /**
      * Comma-separated browser origins allowed for CORS and socket.io. Default (unset):
      * this server's own origin on 127.0.0.1 and localhost, and vite's dev server (5173).

@@ -5,6 +5,7 @@ import type { ApiError, StatsMessage } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
 import { runToExit } from './support/process.ts';
+import { loadConfig } from '../src/config.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
@@ -178,5 +179,22 @@ describe('security: CHAOS_ENABLED=false', () => {
     expect((await dash.request('/api/traffic', { method: 'PUT', json: { rate: 2 } })).status).toBe(
       200,
     );
+  });
+});
+
+describe('security: chaos is off unless enabled', () => {
+  it('defaults CHAOS_ENABLED to false (the demo turns it on)', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://x@127.0.0.1/db',
+      KAFKA_BROKERS: 'k:9092',
+    });
+    expect(config.CHAOS_ENABLED).toBe(false);
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://x@127.0.0.1/db',
+        KAFKA_BROKERS: 'k:9092',
+        CHAOS_ENABLED: 'true',
+      }).CHAOS_ENABLED,
+    ).toBe(true);
   });
 });

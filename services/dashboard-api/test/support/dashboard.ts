@@ -35,6 +35,8 @@ export async function startTestDashboard(
     LOG_LEVEL: 'silent',
     SETTLE_SECONDS: '1',
     WEB_DIST: '/nonexistent-web-dist',
+    // The tests arm failure points; one suite checks the default (off).
+    CHAOS_ENABLED: 'true',
     ...env,
   });
   const dashboard = await startDashboard({ config, pool: db.pool, log: silentLogger });
