@@ -63,3 +63,12 @@ export {
   type BaseConfig,
 } from './config/base.ts';
 export { FaultySocketFactory } from './kafka/faulty-socket.ts';
+export { createPool, type PoolOptions } from './service/pool.ts';
+export { createOpsServer, listenOrExit, closeServer, type HealthBody } from './service/ops-http.ts';
+export {
+  onShutdown,
+  exitOnStartupSignal,
+  type ShutdownPlan,
+  type Shutdown,
+} from './service/shutdown.ts';
+export { kafkaClient, pinoLogCreator } from './service/kafka.ts';

@@ -1,0 +1,35 @@
+import pg from 'pg';
+import { pgConfig, type BaseConfig } from '../config/base.ts';
+import type { Logger } from '../logger.ts';
+
+export interface PoolOptions {
+  /** Connections at most (PostgreSQL's connections are shared by every service). */
+  max: number;
+  /**
+   * Also listen on every checked-out client. Workaround (withTransaction does not
+   * listen on the client it checks out): a connection killed mid-transaction emits
+   * 'error' on a checked-out client, which without a listener crashes the process.
+   * The query in flight still rejects with it.
+   */
+  watchCheckedOut?: boolean;
+}
+
+/**
+ * A service's PostgreSQL pool: its schema first on the search_path, a 5 s connect
+ * timeout, and an 'error' listener, because an idle client losing its connection must
+ * not crash the process (the pool replaces it).
+ */
+export function createPool(
+  config: Pick<BaseConfig, 'DATABASE_URL' | 'DATABASE_SCHEMA'>,
+  log: Logger,
+  { max, watchCheckedOut = false }: PoolOptions,
+): pg.Pool {
+  const pool = new pg.Pool({ ...pgConfig(config), max, connectionTimeoutMillis: 5_000 });
+  pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
+  if (watchCheckedOut) {
+    pool.on('connect', (client) =>
+      client.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost')),
+    );
+  }
+  return pool;
+}
