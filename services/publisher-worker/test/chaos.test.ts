@@ -1,10 +1,19 @@
 import { FailurePoint } from '@outbox/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, eventIds, readTopic, testKafka } from './support/kafka.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  eventIds,
+  readTopic,
+  type ServiceProcess,
+  sleep,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { append, failurePointsOf, orderEvents, pending, workerEnv } from './support/outbox.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { sleep, waitFor } from './support/wait.ts';
 
 describe('publisher-worker failure points', () => {
   const kafka = testKafka();
@@ -15,7 +24,7 @@ describe('publisher-worker failure points', () => {
 
   beforeEach(async () => {
     db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka));
+    ({ prefix, topic } = await createTopicPrefix(kafka, { partitions: 6 }));
   });
   afterEach(async () => {
     await stopAll(procs);

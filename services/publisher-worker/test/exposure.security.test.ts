@@ -2,11 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { append, orderEvents, pending, workerEnv } from './support/outbox.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 /** A login role with a password nobody else uses, so any copy of it in the output is a leak. */
 async function secretRole(db: TestDb): Promise<{ role: string; secret: string; url: string }> {
@@ -56,7 +62,7 @@ describe('publisher-worker exposure: address, control surface, secrets', () => {
   });
 
   it('listens on 127.0.0.1 only, offers no control or chaos route, never prints the password', async () => {
-    const { prefix } = await createTopicPrefix(kafka);
+    const { prefix } = await createTopicPrefix(kafka, { partitions: 6 });
     const secretDb = await secretRole(db);
     role = secretDb.role;
     const env = workerEnv(db, prefix, { DATABASE_URL: secretDb.url, REPLICA_ID: 'w-sec' });

@@ -1,11 +1,19 @@
 import { FailurePoint } from '@outbox/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  eventIds,
+  readTopic,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { fifoViolations } from './support/fifo.ts';
-import { createTopicPrefix, eventIds, readTopic, testKafka } from './support/kafka.ts';
 import { append, failurePointsOf, orderEvents, pending, workerEnv } from './support/outbox.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 const AGGREGATES = 40;
 const EVENTS_EACH = 10;
@@ -19,7 +27,7 @@ describe('two publisher-worker replicas: FIFO per aggregate', () => {
 
   beforeEach(async () => {
     db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka));
+    ({ prefix, topic } = await createTopicPrefix(kafka, { partitions: 6 }));
   });
   afterEach(async () => {
     await stopAll(procs);

@@ -1,9 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, eventIds, readTopic, testKafka } from './support/kafka.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  eventIds,
+  readTopic,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { append, orderEvents, pending, workerEnv } from './support/outbox.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 describe('publisher-worker process: relays the outbox', () => {
   const kafka = testKafka();
@@ -14,7 +22,7 @@ describe('publisher-worker process: relays the outbox', () => {
 
   beforeEach(async () => {
     db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka));
+    ({ prefix, topic } = await createTopicPrefix(kafka, { partitions: 6 }));
   });
   afterEach(async () => {
     await stopAll(procs);

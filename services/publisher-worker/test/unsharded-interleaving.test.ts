@@ -1,11 +1,16 @@
 import { demoTopics, OutboxRelay } from '@outbox/core';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  readTopic,
+  sleep,
+  type TestDb,
+  testKafka,
+} from '@outbox/testkit';
 import { fifoViolations } from './support/fifo.ts';
-import { createTopicPrefix, readTopic, testKafka } from './support/kafka.ts';
 import { append, orderEvents } from './support/outbox.ts';
-import { sleep } from './support/wait.ts';
 
 /**
  * The deterministic version of "unsharded replicas can reorder an aggregate". Racing
@@ -25,7 +30,7 @@ describe('unsharded relays: the interleaving that breaks FIFO per aggregate', ()
 
   beforeEach(async () => {
     db = await createTestDb();
-    const { prefix } = await createTopicPrefix(kafka);
+    const { prefix } = await createTopicPrefix(kafka, { partitions: 6 });
     topic = demoTopics(prefix).orders;
     producer = kafka.producer();
     await producer.connect();

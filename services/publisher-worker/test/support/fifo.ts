@@ -1,4 +1,4 @@
-import type { Received } from './kafka.ts';
+import type { Received } from '@outbox/testkit';
 
 /**
  * Per-aggregate order as a consumer would see it: for each key, its messages in

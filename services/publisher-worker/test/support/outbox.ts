@@ -7,7 +7,7 @@ import {
   type OutboxEvent,
 } from '@outbox/core';
 import { inject } from 'vitest';
-import type { TestDb } from './db.ts';
+import type { TestDb } from '@outbox/testkit';
 
 const writer = new OutboxWriter({ validate: validateEvent });
 

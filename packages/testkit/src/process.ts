@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { waitFor } from './wait.ts';
-
-const serviceDir = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface LogLine {
   msg?: string;
@@ -25,17 +23,25 @@ export interface ServiceProcess {
   stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+export interface StartOptions {
+  /** The log line that says the service is up; it carries the bound `port`. */
+  readyPattern?: RegExp;
+  timeoutMs?: number;
+  /** The package whose `src/main.ts` runs (default: the package under test). */
+  cwd?: string;
+}
+
 /**
  * Spawns the service as a real child process (`node --import tsx src/main.ts`) with
- * `env` on top of the parent's, and waits for its "ready" log line (which carries the
+ * `env` on top of the parent's, and waits for its ready log line (which carries the
  * HTTP port it bound; PORT=0 lets the OS choose).
  */
 export async function startService(
   env: Record<string, string>,
-  { readyPattern = /ready on/, timeoutMs = 60_000 } = {},
+  { readyPattern = /ready on/, timeoutMs = 60_000, cwd = inject('packageDir') }: StartOptions = {},
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serviceDir,
+    cwd,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,20 @@
+// Test support shared by every package: one version of each helper, options where they differ.
+export { createTestDb, TEST_SKUS, type TestDb, type TestDbOptions } from './db.ts';
+export {
+  createTopicPrefix,
+  createTopics,
+  decodeHeaders,
+  eventIds,
+  readTopic,
+  testKafka,
+  type ReadOptions,
+  type Received,
+} from './kafka.ts';
+export {
+  startService,
+  stopAll,
+  type LogLine,
+  type ServiceProcess,
+  type StartOptions,
+} from './process.ts';
+export { sleep, waitFor } from './wait.ts';
