@@ -1,22 +1,6 @@
-import { FaultySocketFactory, type Logger } from '@outbox/core';
-import { Kafka, logLevel, Partitioners, type LogEntry, type Producer } from 'kafkajs';
+import { FaultySocketFactory, kafkaClient, type Logger } from '@outbox/core';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { WorkerConfig } from './config.ts';
-
-const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
-};
-
-/** kafkajs logs into our pino logger instead of its own console format. */
-function pinoLogCreator(log: Logger) {
-  return () =>
-    ({ level, log: entry }: LogEntry) => {
-      const { message, ...rest } = entry;
-      log[levels[level] ?? 'info'](rest, message);
-    };
-}
 
 export interface WorkerKafka {
   kafka: Kafka;
@@ -39,14 +23,9 @@ export function createKafka(
 ): WorkerKafka {
   const sockets = new FaultySocketFactory(isDown);
   const retry = { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 };
-  const kafka = new Kafka({
-    clientId: `publisher-worker.${config.REPLICA_ID}`,
-    brokers: config.KAFKA_BROKERS,
+  // The client's retry governs (re)connecting to brokers, the producer's the produce.
+  const kafka = kafkaClient(config, `publisher-worker.${config.REPLICA_ID}`, log, {
     socketFactory: sockets.factory,
-    connectionTimeout: 3_000,
-    requestTimeout: 10_000,
-    logLevel: logLevel.WARN,
-    logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
     retry,
   });
   const createProducer = () =>

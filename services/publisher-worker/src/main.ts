@@ -1,19 +1,22 @@
-import type { AddressInfo } from 'node:net';
 import {
+  closeServer,
   createLogger,
+  createOpsServer,
+  createPool,
   crashNow,
   demoTopics,
+  exitOnStartupSignal,
   FailurePoint,
   FailurePoints,
+  listenOrExit,
   maskUrl,
   migrate,
+  onShutdown,
   OutboxMetrics,
   pgConfig,
 } from '@outbox/core';
-import pg from 'pg';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { loadConfig } from './config.ts';
-import { createHttpServer } from './http.ts';
 import { createKafka, ensureTopic, retryForever } from './kafka.ts';
 import { watchOutage } from './outage.ts';
 import { RelaySwitch, type RelaySwitchOptions } from './relay-switch.ts';
@@ -30,24 +33,10 @@ const log = createLogger('publisher-worker', config.LOG_LEVEL).child({
   replicaId: config.REPLICA_ID,
 });
 const topics = demoTopics(config.TOPIC_PREFIX);
-let stopping = false;
+// Until `onShutdown` below, a signal exits at once (nothing is in flight yet).
+const disarmStartupSignal = exitOnStartupSignal(log);
 
-// A signal during start-up: nothing is in flight yet, so leaving at once is safe.
-const exitEarly = (signal: NodeJS.Signals) => {
-  log.info({ signal }, 'signal during start-up: exiting');
-  process.exit(0);
-};
-process.once('SIGTERM', exitEarly).once('SIGINT', exitEarly);
-
-const pool = new pg.Pool({ ...pgConfig(config), max: 10, connectionTimeoutMillis: 5_000 });
-// An idle client losing its connection must not crash the process; the pool replaces it.
-pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
-// Workaround (core's withTransaction does not listen on the client it checks out): a
-// connection killed mid-transaction emits 'error' on a checked-out client, which
-// without a listener crashes the process. The query in flight still rejects with it.
-pool.on('connect', (client) =>
-  client.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost')),
-);
+const pool = createPool(config, log, { max: 10, watchCheckedOut: true });
 await migrate(pool);
 
 const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
@@ -59,12 +48,8 @@ const { kafka, createProducer, sockets } = kafkaParts;
 let { producer } = kafkaParts;
 const stopOutageWatch = watchOutage(outageActive, sockets, log);
 // Start-up survives Kafka being down (an outage armed before a restart): keep trying.
-await retryForever(
-  'connecting the Kafka producer',
-  () => producer.connect(),
-  log,
-  () => stopping,
-);
+// No stop condition needed: until start-up is over a signal exits the process at once.
+await retryForever('connecting the Kafka producer', () => producer.connect(), log);
 await ensureTopic(kafka, topics.orders).catch((error: unknown) =>
   log.warn({ err: error, topic: topics.orders }, 'could not create the orders topic'),
 );
@@ -126,17 +111,12 @@ new Gauge({
 });
 await relay.start();
 
-const server = createHttpServer(registry, () => ({
-  ok: !stopping,
+const server = createOpsServer(registry, () => ({
+  ok: !shutdown.stopping,
   replicaId: config.REPLICA_ID,
   sharded: relay.isSharded,
 }));
-server.on('error', (error) => {
-  log.fatal({ err: error }, 'HTTP server error');
-  process.exit(1);
-});
-server.listen(config.PORT, config.HOST, () => {
-  const { port } = server.address() as AddressInfo;
+listenOrExit(server, { host: config.HOST, port: config.PORT }, log, (port) => {
   log.info(
     {
       host: config.HOST,
@@ -150,39 +130,20 @@ server.listen(config.PORT, config.HOST, () => {
   );
 });
 
-async function shutdown(signal: string): Promise<void> {
-  log.info({ signal }, 'stopping: finishing the batch in flight');
-  const force = setTimeout(() => {
-    log.error('shutdown did not finish in 40 s; exiting');
-    process.exit(1);
-  }, 40_000);
-  force.unref();
-  await relay.stop();
-  stopOutageWatch();
-  await failurePoints.stop();
-  await producer
-    .disconnect()
-    .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect failed'));
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  await pool.end();
-  log.info('stopped');
-  process.exit(0);
-}
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.off(signal, exitEarly);
-  process.on(signal, () => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    void shutdown(signal).catch((error: unknown) => {
-      log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+disarmStartupSignal();
+const shutdown = onShutdown(log, {
+  message: 'stopping: finishing the batch in flight',
+  timeoutMs: 40_000,
+  timeoutMessage: 'shutdown did not finish in 40 s; exiting',
+  steps: [
+    () => relay.stop(),
+    stopOutageWatch,
+    () => failurePoints.stop(),
+    () =>
+      producer
+        .disconnect()
+        .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect failed')),
+    () => closeServer(server, 'all'),
+    () => pool.end(),
+  ],
+});
