@@ -3,11 +3,17 @@ import { readFileSync } from 'node:fs';
 import type { Producer } from 'kafkajs';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { consumerEnv, deliveries, orderCreated, produce, testProducer } from './support/events.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 /** A login role with a password nobody else uses, so any copy of it in the output is a leak. */
 async function secretRole(db: TestDb): Promise<{ role: string; secret: string; url: string }> {
@@ -49,7 +55,7 @@ describe('inventory-consumer exposure: address, control surface, secrets', () =>
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 100 });
     producer = await testProducer(kafka);
   });
   afterEach(async () => {
@@ -60,7 +66,7 @@ describe('inventory-consumer exposure: address, control surface, secrets', () =>
   });
 
   it('listens on 127.0.0.1 only, offers no control or chaos route, never prints the password', async () => {
-    const { prefix, topic } = await createTopicPrefix(kafka);
+    const { prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true });
     const secretDb = await secretRole(db);
     role = secretDb.role;
     const env = consumerEnv(db, prefix, { DATABASE_URL: secretDb.url });

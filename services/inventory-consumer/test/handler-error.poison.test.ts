@@ -1,6 +1,16 @@
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  readTopic,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -10,9 +20,6 @@ import {
   stock,
   testProducer,
 } from './support/events.ts';
-import { createTopicPrefix, readTopic, testKafka } from './support/kafka.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 /**
  * A well-formed event whose handler throws: here a business rule the schema enforces
@@ -30,8 +37,8 @@ describe('inventory-consumer: a handler that throws', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic, deadLetter } = await createTopicPrefix(kafka));
+    db = await createTestDb({ stock: 100 });
+    ({ prefix, topic, deadLetter } = await createTopicPrefix(kafka, { deadLetter: true }));
     producer = await testProducer(kafka);
     await db.pool.query(
       'ALTER TABLE reservations ADD CONSTRAINT reservations_at_most_10 CHECK (quantity <= 10)',

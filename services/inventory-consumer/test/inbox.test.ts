@@ -1,7 +1,16 @@
 import { FailurePoint, FailurePoints } from '@outbox/core';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -11,9 +20,6 @@ import {
   stock,
   testProducer,
 } from './support/events.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 const orderIdOf = (m: { value: unknown }) =>
   (JSON.parse(String(m.value)) as { orderId: string }).orderId;
@@ -27,8 +33,8 @@ describe('inventory-consumer: the inbox against redelivery', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka));
+    db = await createTestDb({ stock: 100 });
+    ({ prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true }));
     producer = await testProducer(kafka);
   });
   afterEach(async () => {

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  readTopic,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -11,9 +21,6 @@ import {
   reservations,
   testProducer,
 } from './support/events.ts';
-import { createTopicPrefix, readTopic, testKafka } from './support/kafka.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 describe('inventory-consumer: poison messages and FIFO', () => {
   const kafka = testKafka();
@@ -25,8 +32,8 @@ describe('inventory-consumer: poison messages and FIFO', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic, deadLetter } = await createTopicPrefix(kafka));
+    db = await createTestDb({ stock: 100 });
+    ({ prefix, topic, deadLetter } = await createTopicPrefix(kafka, { deadLetter: true }));
     producer = await testProducer(kafka);
   });
   afterEach(async () => {

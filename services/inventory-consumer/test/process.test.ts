@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { OutboxRelay, OutboxWriter, validateEvent, withTransaction } from '@outbox/core';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -13,9 +22,6 @@ import {
   stock,
   testProducer,
 } from './support/events.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 describe('inventory-consumer process: applies order events', () => {
   const kafka = testKafka();
@@ -26,8 +32,8 @@ describe('inventory-consumer process: applies order events', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka));
+    db = await createTestDb({ stock: 100 });
+    ({ prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true }));
     producer = await testProducer(kafka);
   });
   afterEach(async () => {

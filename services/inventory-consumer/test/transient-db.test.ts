@@ -1,6 +1,15 @@
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from './support/db.ts';
+import {
+  createTestDb,
+  createTopicPrefix,
+  type ServiceProcess,
+  startService,
+  stopAll,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -9,9 +18,6 @@ import {
   reservations,
   testProducer,
 } from './support/events.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
-import { startService, stopAll, type ServiceProcess } from './support/process.ts';
-import { waitFor } from './support/wait.ts';
 
 describe('inventory-consumer: a transient database error', () => {
   const kafka = testKafka();
@@ -22,8 +28,8 @@ describe('inventory-consumer: a transient database error', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka));
+    db = await createTestDb({ stock: 100 });
+    ({ prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true }));
     producer = await testProducer(kafka);
   });
   afterEach(async () => {

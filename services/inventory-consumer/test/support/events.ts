@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { toMessage, type OutboxRow } from '@outbox/core';
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { inject } from 'vitest';
-import type { TestDb } from './db.ts';
+import type { TestDb } from '@outbox/testkit';
 
 let nextId = 1_000_000;
 
