@@ -134,8 +134,8 @@ export interface DrainVariantResult {
 
 export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
   const ceilings = ctx.shared.ceilings as CeilingsResult | undefined;
-  const backlog = ctx.quick ? 5_000 : 100_000;
-  const capSeconds = ctx.quick ? 2 : 15;
+  const backlog = ctx.quick ? 2_000 : 100_000;
+  const capSeconds = ctx.quick ? 1.5 : 15;
   const variants = pick(
     ctx,
     VARIANTS.filter((v) => !v.extra || ctx.variants.includes(v.key)),
