@@ -16,6 +16,7 @@ import type { PublisherSpec } from '../publishers/child.ts';
 import { markdownTable } from '../report/table.ts';
 import { alternate, fmt, ratio, spread, summarize, type Summary } from '../stats.ts';
 import type { CeilingsResult } from './ceilings.ts';
+import { DRAIN_TIMEOUT_SECONDS, DRAIN_VARIANTS, type DrainVariant } from './drain-variants.ts';
 
 /**
  * Scenario 2, relay drain: a backlog of pending events (100k in full mode, realistic
@@ -25,91 +26,6 @@ import type { CeilingsResult } from './ceilings.ts';
  * rate (events sent / seconds) measured over that window; its drain time is then
  * extrapolated and marked so.
  */
-interface DrainVariant {
-  key: string;
-  label: string;
-  table: TableKind;
-  kind: PublisherSpec['kind'];
-  replicas: number;
-  sharded?: boolean;
-  /** Too slow to drain the backlog in the run's budget: stopped at the cap. */
-  slow?: boolean;
-  /** Relay batch size, when not core's default (analysis variants). */
-  batchSize?: number;
-  /** Only run when picked with --variant (analysis, not part of the table). */
-  extra?: boolean;
-}
-
-const VARIANTS: DrainVariant[] = [
-  {
-    key: 'seed-row',
-    label: 'seed row-by-row (batch 100, produce+flush+UPDATE per row)',
-    table: 'seed',
-    kind: 'seed-row',
-    replicas: 1,
-    slow: true,
-  },
-  {
-    key: 'seed-batch',
-    label: 'seed batch (batch 100, one UPDATE, 200 ms tick)',
-    table: 'seed',
-    kind: 'seed-batch',
-    replicas: 1,
-    slow: true,
-  },
-  {
-    key: 'peer',
-    label: 'peer: pg-transactional-outbox (polling, batch 5, 250 ms)',
-    table: 'peer',
-    kind: 'peer',
-    replicas: 1,
-    slow: true,
-  },
-  {
-    key: 'ours-1-sharded',
-    label: 'ours, 1 replica, sharded',
-    table: 'ours',
-    kind: 'ours',
-    replicas: 1,
-    sharded: true,
-  },
-  {
-    key: 'ours-1-unsharded',
-    label: 'ours, 1 replica, unsharded',
-    table: 'ours',
-    kind: 'ours',
-    replicas: 1,
-    sharded: false,
-  },
-  {
-    key: 'ours-2-sharded',
-    label: 'ours, 2 replicas, sharded',
-    table: 'ours',
-    kind: 'ours',
-    replicas: 2,
-    sharded: true,
-  },
-  {
-    key: 'ours-2-unsharded',
-    label: 'ours, 2 replicas, unsharded',
-    table: 'ours',
-    kind: 'ours',
-    replicas: 2,
-    sharded: false,
-  },
-  {
-    key: 'ours-1-sharded-b2000',
-    label: 'ours, 1 replica, sharded, batch 2000',
-    table: 'ours',
-    kind: 'ours',
-    replicas: 1,
-    sharded: true,
-    batchSize: 2000,
-    extra: true,
-  },
-];
-// A safety stop for the variants that are expected to drain the backlog.
-const DRAIN_TIMEOUT_SECONDS = 120;
 
 interface RunSample {
   round: number;
@@ -138,7 +54,7 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
   const capSeconds = ctx.quick ? 1.5 : 15;
   const variants = pick(
     ctx,
-    VARIANTS.filter((v) => !v.extra || ctx.variants.includes(v.key)),
+    DRAIN_VARIANTS.filter((v) => !v.extra || ctx.variants.includes(v.key)),
   );
   const prefix = 'bench.drain.';
   const topic = `${prefix}orders.events`;
