@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, testKafka } from '@outbox/testkit';
 
 interface Case {
   name: string;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, testKafka } from '@outbox/testkit';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 

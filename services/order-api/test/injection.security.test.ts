@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, testKafka } from '@outbox/testkit';
 
 /**
  * SQL injection through every text the API accepts: body fields, the query string, the

@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, readTopic, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, readTopic, testKafka } from '@outbox/testkit';
 
 describe('naive mode (the dual write kept for teaching)', () => {
   let db: TestDb;

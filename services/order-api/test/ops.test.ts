@@ -6,7 +6,7 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, testKafka } from '@outbox/testkit';
 
 describe('health, readiness, metrics', () => {
   let db: TestDb;

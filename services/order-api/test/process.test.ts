@@ -2,7 +2,7 @@ import { FailurePoint, FailurePoints } from '@outbox/core';
 import type { Kafka } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, readTopic, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, readTopic, testKafka } from '@outbox/testkit';
 import { startService, type ServiceProcess } from './support/process.ts';
 
 describe('the service as a real process', () => {
@@ -73,6 +73,6 @@ describe('the service as a real process', () => {
     expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
     service.child.kill('SIGTERM');
     expect(await service.exited).toEqual({ code: 0, signal: null });
-    expect(service.lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+    expect(service.lines.some((l) => l.msg === 'stopped')).toBe(true);
   });
 });

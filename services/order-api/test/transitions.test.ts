@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from './support/kafka.ts';
+import { createTopicPrefix, testKafka } from '@outbox/testkit';
 
 describe('pay and cancel', () => {
   let db: TestDb;

@@ -1,54 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { migrate } from '@outbox/core';
-import pg from 'pg';
-import { inject, onTestFailed } from 'vitest';
+import { createTestDb as createSchema, type TestDb as BaseTestDb } from '@outbox/testkit';
 
-export const TEST_SKUS = ['sku-1', 'sku-2', 'sku-3'];
-
-export interface TestDb {
-  schema: string;
-  databaseUrl: string;
-  pool: pg.Pool;
+export interface TestDb extends BaseTestDb {
   /** Row counts of the tables a request may write. */
   counts(): Promise<{ orders: number; outbox: number; idempotency_keys: number }>;
-  close(): Promise<void>;
 }
 
-/**
- * A fresh schema, migrated and stocked with TEST_SKUS, with a pool on it. Dropped on
- * close unless the test failed (left behind for inspection).
- */
+/** The testkit's per-test schema, stocked (1000 of each TEST_SKUS) for orders to reserve. */
 export async function createTestDb(): Promise<TestDb> {
-  const databaseUrl = inject('databaseUrl');
-  const schema = `t_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    options: `-c search_path=${schema}`,
-    max: 10,
-  });
-  pool.on('error', () => undefined);
-  await migrate(pool);
-  await pool.query('INSERT INTO inventory (sku, available) SELECT unnest($1::text[]), 1000', [
-    TEST_SKUS,
-  ]);
-  let failed = false;
-  try {
-    onTestFailed(() => {
-      failed = true;
-    });
-  } catch {
-    // Created in a beforeAll: no test to watch; the schema is dropped in any case.
-  }
+  const db = await createSchema({ stock: 1000 });
   return {
-    schema,
-    databaseUrl,
-    pool,
+    ...db,
     async counts() {
-      const { rows } = await pool.query<{
+      const { rows } = await db.pool.query<{
         orders: number;
         outbox: number;
         idempotency_keys: number;
@@ -58,14 +21,6 @@ export async function createTestDb(): Promise<TestDb> {
                 (SELECT count(*) FROM idempotency_keys)::int AS idempotency_keys`,
       );
       return rows[0] as { orders: number; outbox: number; idempotency_keys: number };
-    },
-    async close() {
-      await pool.end();
-      if (failed) return;
-      const c = new pg.Client({ connectionString: databaseUrl });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
     },
   };
 }
