@@ -1,36 +1,13 @@
-import type { Logger } from '@outbox/core';
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { kafkaClient, type Logger } from '@outbox/core';
+import type { Kafka } from 'kafkajs';
 import type { ConsumerConfig } from './config.ts';
 
-const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
-};
-
-/** kafkajs logs into our pino logger instead of its own console format. */
-function pinoLogCreator(log: Logger) {
-  return () =>
-    ({ level, log: entry }: LogEntry) => {
-      const { message, ...rest } = entry;
-      log[levels[level] ?? 'info'](rest, message);
-    };
-}
-
-/** The consumer's Kafka client, logging through pino. */
+/** The consumer's Kafka client, logging through pino (kafkajs's default retries). */
 export function createKafka(
   config: Pick<ConsumerConfig, 'KAFKA_BROKERS' | 'CONSUMER_NAME'>,
   log: Logger,
 ): Kafka {
-  return new Kafka({
-    clientId: `inventory-consumer.${config.CONSUMER_NAME}`,
-    brokers: config.KAFKA_BROKERS,
-    connectionTimeout: 3_000,
-    requestTimeout: 10_000,
-    logLevel: logLevel.WARN,
-    logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
-  });
+  return kafkaClient(config, `inventory-consumer.${config.CONSUMER_NAME}`, log);
 }
 
 /** Creates the topics that are missing (idempotent; replicas and the worker may race). */

@@ -1,9 +1,19 @@
-import type { AddressInfo } from 'node:net';
-import { createLogger, demoTopics, FailurePoints, maskUrl, migrate, pgConfig } from '@outbox/core';
+import {
+  closeServer,
+  createLogger,
+  createOpsServer,
+  createPool,
+  demoTopics,
+  exitOnStartupSignal,
+  FailurePoints,
+  listenOrExit,
+  maskUrl,
+  migrate,
+  onShutdown,
+  pgConfig,
+} from '@outbox/core';
 import { Partitioners } from 'kafkajs';
-import pg from 'pg';
 import { loadConfig } from './config.ts';
-import { createHttpServer } from './http.ts';
 import { createKafka, ensureTopics } from './kafka.ts';
 import { ConsumerMetrics } from './metrics.ts';
 import { createOnMessage } from './on-message.ts';
@@ -19,25 +29,14 @@ const log = createLogger('inventory-consumer', config.LOG_LEVEL).child({
   consumer: config.CONSUMER_NAME,
 });
 const topics = demoTopics(config.TOPIC_PREFIX);
-let stopping = false;
 let joined = false;
+// False until the shutdown below is armed: before that a signal exits at once.
+let stopping = (): boolean => false;
 
-// A signal during start-up: nothing is in flight yet, so leaving at once is safe.
-const exitEarly = (signal: NodeJS.Signals) => {
-  log.info({ signal }, 'signal during start-up: exiting');
-  process.exit(0);
-};
-process.once('SIGTERM', exitEarly).once('SIGINT', exitEarly);
+// Until `onShutdown` below, a signal exits at once (nothing is in flight yet).
+const disarmStartupSignal = exitOnStartupSignal(log);
 
-const pool = new pg.Pool({ ...pgConfig(config), max: 5, connectionTimeoutMillis: 5_000 });
-// An idle client losing its connection must not crash the process; the pool replaces it.
-pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
-// Workaround (core's withTransaction does not listen on the client it checks out): a
-// connection killed mid-transaction emits 'error' on a checked-out client, which
-// without a listener crashes the process. The query in flight still rejects with it.
-pool.on('connect', (client) =>
-  client.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost')),
-);
+const pool = createPool(config, log, { max: 5, watchCheckedOut: true });
 await migrate(pool);
 const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
 await failurePoints.start();
@@ -72,18 +71,15 @@ metrics.initReasons([
   'invalid_payload',
   'handler_error',
 ]);
-const server = createHttpServer(metrics.registry, () => ({
-  ok: !stopping && joined,
+const server = createOpsServer(metrics.registry, () => ({
+  ok: !stopping() && joined,
   consumer: config.CONSUMER_NAME,
   groupId: config.GROUP_ID,
   joined,
 }));
-server.on('error', (error) => {
-  log.fatal({ err: error }, 'HTTP server error');
-  process.exit(1);
-});
-await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-const { port } = server.address() as AddressInfo;
+const port = await new Promise<number>((resolve) =>
+  listenOrExit(server, { host: config.HOST, port: config.PORT }, log, resolve),
+);
 
 // Ready once the group gave us partitions: before that, nothing is consumed.
 consumer.on(consumer.events.GROUP_JOIN, (e) => {
@@ -119,40 +115,23 @@ await consumer.run({
   }),
 });
 
-async function shutdown(signal: string): Promise<void> {
-  log.info({ signal }, 'stopping: finishing the message in flight');
-  const force = setTimeout(() => {
-    log.error('shutdown did not finish in 30 s; exiting');
-    process.exit(1);
-  }, 30_000);
-  force.unref();
-  await consumer
-    .disconnect()
-    .catch((error: unknown) => log.warn({ err: error }, 'consumer disconnect failed'));
-  await producer
-    .disconnect()
-    .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect failed'));
-  await failurePoints.stop();
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  await pool.end();
-  log.info('stopped');
-  process.exit(0);
-}
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.off(signal, exitEarly);
-  process.on(signal, () => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    void shutdown(signal).catch((error: unknown) => {
-      log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+disarmStartupSignal();
+const shutdown = onShutdown(log, {
+  message: 'stopping: finishing the message in flight',
+  timeoutMs: 30_000,
+  timeoutMessage: 'shutdown did not finish in 30 s; exiting',
+  steps: [
+    () =>
+      consumer
+        .disconnect()
+        .catch((error: unknown) => log.warn({ err: error }, 'consumer disconnect failed')),
+    () =>
+      producer
+        .disconnect()
+        .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect failed')),
+    () => failurePoints.stop(),
+    () => closeServer(server, 'all'),
+    () => pool.end(),
+  ],
+});
+stopping = () => shutdown.stopping;
