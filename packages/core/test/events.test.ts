@@ -13,7 +13,7 @@ import {
   validateEvent,
   withTransaction,
 } from '../src/index.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
 
 const v1 = () => ({ orderId: randomUUID(), userId: 7, sku: 'sku-1', quantity: 2, seq: 1 });
 

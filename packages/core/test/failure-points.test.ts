@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FailurePoint, FailurePoints } from '../src/index.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { waitFor } from './support/wait.ts';
+import { createTestDb, type TestDb, waitFor } from '@outbox/testkit';
 
 describe('FailurePoints shared through PostgreSQL', () => {
   let db: TestDb;

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requeueQuery } from '../src/index.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopics, readTopic, testKafka } from './support/kafka.ts';
+import { createTestDb, createTopics, readTopic, type TestDb, testKafka } from '@outbox/testkit';
 import { orderEvent, RelayHarness } from './support/relay.ts';
 
 // The broker refuses messages over this size on the test topic: a real, per-message

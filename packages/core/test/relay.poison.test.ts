@@ -2,10 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutboxMetrics, type OutboxEvent, type TopicMap } from '../src/index.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopics, readTopic, testKafka } from './support/kafka.ts';
+import {
+  createTestDb,
+  createTopics,
+  readTopic,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { orderEvent, RelayHarness } from './support/relay.ts';
-import { waitFor } from './support/wait.ts';
 
 // A per-topic limit the broker enforces: an "invoice" event over it is refused by Kafka
 // itself (MESSAGE_TOO_LARGE), not by our append-time check.

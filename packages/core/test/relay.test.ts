@@ -1,10 +1,15 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutboxMetrics, ShardAssigner } from '../src/index.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopics, readTopic, testKafka } from './support/kafka.ts';
+import {
+  createTestDb,
+  createTopics,
+  readTopic,
+  type TestDb,
+  testKafka,
+  waitFor,
+} from '@outbox/testkit';
 import { orderEvent, RelayHarness } from './support/relay.ts';
-import { waitFor } from './support/wait.ts';
 
 describe('OutboxRelay', () => {
   const kafka = testKafka();

@@ -7,7 +7,7 @@ import {
   PayloadTooLargeError,
   withTransaction,
 } from '../src/index.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
 
 describe('OutboxWriter.append', () => {
   let db: TestDb;
