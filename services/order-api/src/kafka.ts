@@ -1,5 +1,5 @@
-import { FaultySocketFactory, type Logger } from '@outbox/core';
-import { Kafka, logLevel, Partitioners, type LogEntry, type Producer } from 'kafkajs';
+import { FaultySocketFactory, kafkaClient, type Logger } from '@outbox/core';
+import { logLevel, Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { AppConfig } from './config.ts';
 
 /**
@@ -31,22 +31,6 @@ export class KafkaNetwork {
   }
 }
 
-const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
-};
-
-/** kafkajs logs into our pino logger instead of its own console format. */
-function pinoLogCreator(log: Logger) {
-  return () =>
-    ({ level, log: entry }: LogEntry) => {
-      const { message, ...rest } = entry;
-      log[levels[level] ?? 'info'](rest, message);
-    };
-}
-
 const FAST_RETRY = { retries: 2, initialRetryTime: 100, maxRetryTime: 500 };
 
 export interface KafkaParts {
@@ -67,14 +51,9 @@ export function createKafka(
   options: { clientId?: string; kafkaLogLevel?: logLevel } = {},
 ): KafkaParts {
   const network = new KafkaNetwork();
-  const kafka = new Kafka({
-    clientId: options.clientId ?? 'order-api',
-    brokers: config.KAFKA_BROKERS,
+  const kafka = kafkaClient(config, options.clientId ?? 'order-api', log, {
     socketFactory: network.sockets.factory,
-    connectionTimeout: 3_000,
-    requestTimeout: 10_000,
     logLevel: options.kafkaLogLevel ?? logLevel.WARN,
-    logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
     // The client's retry governs (re)connecting to brokers; the producer's below
     // governs the produce. Both short: see above.
     retry: FAST_RETRY,

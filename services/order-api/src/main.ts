@@ -1,7 +1,16 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLogger, demoTopics, FailurePoints, maskUrl, migrate, pgConfig } from '@outbox/core';
-import pg from 'pg';
+import {
+  closeServer,
+  createLogger,
+  createPool,
+  demoTopics,
+  FailurePoints,
+  listenOrExit,
+  maskUrl,
+  migrate,
+  onShutdown,
+  pgConfig,
+} from '@outbox/core';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createKafka, ensureTopic } from './kafka.ts';
@@ -15,9 +24,7 @@ import { createKafka, ensureTopic } from './kafka.ts';
 const config = loadConfig(process.env);
 const log = createLogger('order-api', config.LOG_LEVEL);
 
-const pool = new pg.Pool({ ...pgConfig(config), max: 20, connectionTimeoutMillis: 5_000 });
-// An idle client losing its connection must not crash the process; the pool replaces it.
-pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
+const pool = createPool(config, log, { max: 20 });
 
 await migrate(pool);
 const { kafka, producer, network } = createKafka(config, log);
@@ -32,18 +39,12 @@ const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log })
 await failurePoints.start();
 
 const app = createApp({ config, pool, producer, network, failurePoints, log });
-let stopping = false;
 const server = createServer((req, res) => {
   // While stopping, tell keep-alive clients to reconnect (elsewhere) after this response.
-  if (stopping) res.setHeader('Connection', 'close');
+  if (shutdown.stopping) res.setHeader('Connection', 'close');
   app(req, res);
 });
-server.on('error', (error) => {
-  log.fatal({ err: error }, 'HTTP server error');
-  process.exit(1);
-});
-server.listen(config.PORT, config.HOST, () => {
-  const { port } = server.address() as AddressInfo;
+listenOrExit(server, { host: config.HOST, port: config.PORT }, log, (port) => {
   log.info(
     {
       host: config.HOST,
@@ -56,36 +57,19 @@ server.listen(config.PORT, config.HOST, () => {
   );
 });
 
-async function shutdown(signal: string): Promise<void> {
-  log.info({ signal }, 'stopping: no new connections, finishing in-flight requests');
-  const force = setTimeout(() => {
-    log.error('in-flight requests did not finish in 15 s; exiting');
-    process.exit(1);
-  }, 15_000);
-  force.unref();
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-  await failurePoints.stop();
-  await producer
-    .disconnect()
-    .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect'));
-  await pool.end();
-  log.info('stopped');
-  process.exit(0);
-}
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    void shutdown(signal).catch((error: unknown) => {
-      log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+// Armed right after listen (no await in between, so no request sees it unset).
+const shutdown = onShutdown(log, {
+  message: 'stopping: no new connections, finishing in-flight requests',
+  timeoutMs: 15_000,
+  timeoutMessage: 'in-flight requests did not finish in 15 s; exiting',
+  steps: [
+    // In-flight requests finish; idle keep-alive connections are cut.
+    () => closeServer(server, 'idle'),
+    () => failurePoints.stop(),
+    () =>
+      producer
+        .disconnect()
+        .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect')),
+    () => pool.end(),
+  ],
+});
