@@ -14,7 +14,7 @@ import {
   type StateResponse,
 } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
 import { createOrder, deliver, markSent } from './support/rows.ts';
 
 describe('REST: state, failure points, settings, reset, validation', () => {
@@ -22,7 +22,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
   let dash: TestDashboard;
 
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db);
   });
   afterAll(async () => {

@@ -3,9 +3,8 @@ import { audit } from '@outbox/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invariants, StatsMessage } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb, waitFor } from '@outbox/testkit';
 import { createOrder, deadLetter, deliver, markFailed, markSent } from './support/rows.ts';
-import { waitFor } from './support/wait.ts';
 import { OrdersWithoutEvents } from '../src/stats/orders.ts';
 
 const SETTLE = 1;
@@ -66,7 +65,7 @@ describe('incremental counters vs audit() on the same data', () => {
   let dash: TestDashboard;
 
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db, { SETTLE_SECONDS: String(SETTLE) });
   });
   afterAll(async () => {
@@ -192,7 +191,7 @@ describe('incremental counters vs audit() on the same data', () => {
 describe('orders without events: an event just marked sent is in flight', () => {
   let db: TestDb;
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
   });
   afterAll(async () => {
     await db?.close();

@@ -7,7 +7,7 @@ import {
   type RequeueResponse,
 } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
 import { createOrder, markFailed, markSent } from './support/rows.ts';
 
 describe('outbox browser and requeue', () => {
@@ -22,7 +22,7 @@ describe('outbox browser and requeue', () => {
   let aggregate: string;
 
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db);
     for (let i = 0; i < 7; i += 1) ids.sent.push((await createOrder(db.pool)).outboxId!);
     await markSent(db.pool, ids.sent);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { ApiError, StatsMessage } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
 import { runToExit } from './support/process.ts';
 import { loadConfig } from '../src/config.ts';
 
@@ -27,7 +27,7 @@ describe('security: who may change the system', () => {
   let dash: TestDashboard;
 
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db, {
       CONTROL_TOKEN: TOKEN,
       ALLOWED_ORIGINS: 'http://dashboard.example:3000',
@@ -153,7 +153,7 @@ describe('security: CHAOS_ENABLED=false', () => {
   let dash: TestDashboard;
 
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db, { CHAOS_ENABLED: 'false' });
   });
   afterAll(async () => {

@@ -2,9 +2,8 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statsMessageSchema, type FeedEvent, type StatsMessage } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb, waitFor } from '@outbox/testkit';
 import { createOrder, deliver, markSent } from './support/rows.ts';
-import { waitFor } from './support/wait.ts';
 
 describe('the socket.io stats stream', () => {
   let db: TestDb;
@@ -13,7 +12,7 @@ describe('the socket.io stats stream', () => {
   const messages: StatsMessage[] = [];
 
   beforeAll(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db);
     socket = connect(dash.url, { transports: ['websocket'] });
     socket.on('stats', (m: StatsMessage) => {

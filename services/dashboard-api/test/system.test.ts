@@ -5,7 +5,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journeySchema, type Journey, type StatsMessage } from '../src/contract.ts';
 import { request } from './support/dashboard.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '@outbox/testkit';
 
 /**
  * The dashboard on the real backend: order-api, two publisher-worker replicas and

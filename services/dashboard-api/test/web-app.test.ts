@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
-import { createTestDb, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
 
 describe('serving the built web app (one URL for the demo)', () => {
   let db: TestDb;
@@ -16,7 +16,7 @@ describe('serving the built web app (one URL for the demo)', () => {
     writeFileSync(join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
     writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
     writeFileSync(join(dist, 'favicon.svg'), '<svg/>');
-    db = await createTestDb();
+    db = await createTestDb({ stock: 1000, max: 6 });
     dash = await startTestDashboard(db, { WEB_DIST: dist });
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { silentLogger } from '@outbox/core';
 import { inject } from 'vitest';
 import { loadConfig, type DashboardConfig } from '../../src/config.ts';
 import { startDashboard, type Dashboard } from '../../src/server.ts';
-import type { TestDb } from './db.ts';
+import type { TestDb } from '@outbox/testkit';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
