@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkPolicy, deleteInBatches, parseDuration, RetentionJob } from '../src/index.ts';
-import { age, appendEvents, createTestDb, outboxIds, type TestDb } from './support/db.ts';
-import { waitFor } from './support/wait.ts';
+import { createTestDb, type TestDb, waitFor } from '@outbox/testkit';
+import { age, appendEvents, outboxIds } from './support/db.ts';
 
 const DAY = 86_400;
 
 describe('retention: DELETE in bounded batches', () => {
   let db: TestDb;
   beforeEach(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ max: 8 });
   });
   afterEach(async () => db.close());
 

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { age, appendEvents, createTestDb, outboxIds, type TestDb } from './support/db.ts';
+import { createTestDb, type TestDb } from '@outbox/testkit';
+import { age, appendEvents, outboxIds } from './support/db.ts';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -26,7 +27,7 @@ async function ops(db: TestDb, ...args: string[]): Promise<unknown> {
 describe('ops CLI', () => {
   let db: TestDb;
   beforeEach(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ max: 8 });
   });
   afterEach(async () => db.close());
 

@@ -9,8 +9,9 @@ import {
   partitions,
   runRetention,
 } from '../src/index.ts';
-import { age, appendEvents, createTestDb, outboxIds, type TestDb } from './support/db.ts';
-import { createTopic, idempotentProducer, readTopic, testKafka } from './support/kafka.ts';
+import { createTestDb, readTopic, type TestDb, testKafka } from '@outbox/testkit';
+import { age, appendEvents, outboxIds } from './support/db.ts';
+import { createTopic, idempotentProducer } from './support/kafka.ts';
 
 const DAY = 86_400;
 
@@ -21,7 +22,7 @@ describe('opt-in daily partitions of the outbox', () => {
   const relays: OutboxRelay[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ max: 8 });
   });
   afterEach(async () => {
     await Promise.all(relays.map((r) => r.stop()));

@@ -3,15 +3,16 @@ import { handleOnce, OutboxRelay, withTransaction } from '@outbox/core';
 import type { Consumer, Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { replay } from '../src/index.ts';
-import { appendEvents, createTestDb, type TestDb } from './support/db.ts';
 import {
-  createTopic,
+  createTestDb,
   decodeHeaders,
-  idempotentProducer,
   readTopic,
+  type TestDb,
   testKafka,
-} from './support/kafka.ts';
-import { waitFor } from './support/wait.ts';
+  waitFor,
+} from '@outbox/testkit';
+import { appendEvents } from './support/db.ts';
+import { createTopic, idempotentProducer } from './support/kafka.ts';
 
 /**
  * A consumer that lost data: its effects and inbox markers of some events are gone
@@ -28,7 +29,7 @@ describe('replay of a range of sent events', () => {
   const outcomes: { eventId: string; status: string; replayed: boolean }[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb();
+    db = await createTestDb({ max: 8 });
     topic = await createTopic(kafka, 'orders');
     producer = await idempotentProducer(kafka);
     await db.pool.query(

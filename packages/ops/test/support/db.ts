@@ -1,48 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { migrate, OutboxWriter, withTransaction, type OutboxEvent } from '@outbox/core';
-import pg from 'pg';
-import { inject, onTestFailed } from 'vitest';
-
-export interface TestDb {
-  schema: string;
-  databaseUrl: string;
-  pool: pg.Pool;
-  close(): Promise<void>;
-}
-
-/** A fresh migrated schema with a pool on it; dropped on close unless the test failed. */
-export async function createTestDb(): Promise<TestDb> {
-  const databaseUrl = inject('databaseUrl');
-  const schema = `t_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    options: `-c search_path=${schema}`,
-    max: 8,
-  });
-  pool.on('error', () => undefined);
-  await migrate(pool);
-  let failed = false;
-  onTestFailed(() => {
-    failed = true;
-  });
-  return {
-    schema,
-    databaseUrl,
-    pool,
-    async close() {
-      await pool.end();
-      if (failed) return;
-      const c = new pg.Client({ connectionString: databaseUrl });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
+import { OutboxWriter, withTransaction, type OutboxEvent } from '@outbox/core';
+import type { TestDb } from '@outbox/testkit';
 
 const writer = new OutboxWriter();
 
