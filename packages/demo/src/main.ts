@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { audit, demoTopics, maskUrl } from '@outbox/core';
 import { startSystem } from './system.ts';
 import { setTrafficRate } from './traffic-setting.ts';
@@ -26,7 +24,6 @@ if (!Number.isFinite(rate) || rate < 0) throw new Error('--rate must be a number
 if (seconds !== undefined && !(seconds > 0)) throw new Error('--seconds must be a number > 0');
 const log = (line: string) => process.stdout.write(`[demo] ${line}\n`);
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const portBase = Number(process.env.DEMO_PORT ?? 3000);
 const system = await startSystem({
   log,
@@ -49,7 +46,7 @@ if (system.urls.dashboard) log(`dashboard   ${system.urls.dashboard}   ← open 
 log(`order-api   ${system.urls.orderApi}  (POST /orders, GET /orders/:id, /metrics)`);
 log(`workers     ${system.urls.workers.map((u) => `${u}/metrics`).join('  ')}`);
 log(`consumer    ${system.urls.consumer}/metrics`);
-log(`logs        ${join(root, '.data', 'logs')}`);
+log(`logs        ${system.logDir}`);
 log('failure points: npm run chaos -- list | arm <name> [once|times N|on|off] [--seconds N]');
 // The rate is a demo setting, so the dashboard sees (and can change) what --rate asked.
 await setTrafficRate(system.pool, rate);

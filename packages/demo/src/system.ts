@@ -54,6 +54,8 @@ export interface System {
   urls: SystemUrls;
   supervisor: Supervisor;
   traffic: TrafficGenerator;
+  /** Where each process writes `<name>.log`. */
+  logDir: string;
   /** Resolves when every service answers /healthz (rejects after `timeoutMs`, default 120 s). */
   waitReady(timeoutMs?: number): Promise<void>;
   /** Stops traffic and every process (SIGTERM, then SIGKILL after 10 s). Idempotent. */
@@ -200,6 +202,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     urls,
     supervisor,
     traffic,
+    logDir,
     waitReady: (timeoutMs = 120_000) =>
       waitHealthy(
         specs.map((s) => url(s.port)),
