@@ -1,5 +1,4 @@
-import { createLogger, maskUrl, migrate, pgConfig } from '@outbox/core';
-import pg from 'pg';
+import { createLogger, createPool, maskUrl, migrate, onShutdown } from '@outbox/core';
 import { isLoopbackHost, loadConfig } from './config.ts';
 import { startDashboard } from './server.ts';
 
@@ -11,8 +10,7 @@ const config = loadConfig(process.env);
 const log = createLogger('dashboard-api', config.LOG_LEVEL);
 // A tick runs its ~9 small queries on at most 5 connections: PostgreSQL's
 // connections are shared with every service (and, in tests, with other suites).
-const pool = new pg.Pool({ ...pgConfig(config), max: 5, connectionTimeoutMillis: 5_000 });
-pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client error'));
+const pool = createPool(config, log, { max: 5 });
 
 // PostgreSQL may be starting, or out of connections for a moment (it is shared):
 // retry the first contact for a while instead of exiting into a restart loop.
@@ -42,29 +40,9 @@ log.info(
   `listening on ${config.HOST}:${dashboard.port}`,
 );
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  log.info({ signal }, 'stopping');
-  const force = setTimeout(() => {
-    log.error('did not stop in 10 s; exiting');
-    process.exit(1);
-  }, 10_000);
-  force.unref();
-  await dashboard.close();
-  await pool.end();
-  log.info('stopped');
-  process.exit(0);
-}
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    void shutdown(signal).catch((error: unknown) => {
-      log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+onShutdown(log, {
+  message: 'stopping',
+  timeoutMs: 10_000,
+  timeoutMessage: 'did not stop in 10 s; exiting',
+  steps: [() => dashboard.close(), () => pool.end()],
+});
