@@ -71,4 +71,4 @@ export {
   type ShutdownPlan,
   type Shutdown,
 } from './service/shutdown.ts';
-export { kafkaClient, pinoLogCreator } from './service/kafka.ts';
+export { kafkaClient, ensureTopic, pinoLogCreator } from './service/kafka.ts';

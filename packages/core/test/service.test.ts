@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { logLevel } from 'kafkajs';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   closeServer,
   createOpsServer,
   createPool,
+  ensureTopic,
+  kafkaClient,
   listenOrExit,
   silentLogger,
 } from '../src/index.ts';
@@ -180,6 +183,31 @@ describe('createPool', () => {
       expect(pool.listenerCount('connect')).toBe(1);
     } finally {
       await pool.end();
+    }
+  });
+});
+
+describe('kafkaClient + ensureTopic', () => {
+  it('creates a missing topic with its partitions, and a second call is no error', async () => {
+    const kafka = kafkaClient(
+      { KAFKA_BROKERS: inject('kafkaBrokers') },
+      'service-test',
+      silentLogger,
+      {
+        logLevel: logLevel.NOTHING,
+      },
+    );
+    const topic = `service-test-${process.pid}-${Date.now()}`;
+    await ensureTopic(kafka, topic, 2);
+    await ensureTopic(kafka, topic, 2);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      expect(topics[0]?.partitions).toHaveLength(2);
+      await admin.deleteTopics({ topics: [topic] });
+    } finally {
+      await admin.disconnect();
     }
   });
 });

@@ -40,3 +40,24 @@ export function kafkaClient(
     ...overrides,
   });
 }
+
+/**
+ * Creates the topic if it is missing. Idempotent: several replicas (or services) may
+ * race, and the loser's "already exists" is not an error.
+ */
+export async function ensureTopic(
+  kafka: Kafka,
+  topic: string,
+  numPartitions: number,
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions }] });
+  } catch (error) {
+    // Another process created it between our metadata read and our request.
+    if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+  } finally {
+    await admin.disconnect();
+  }
+}
