@@ -67,17 +67,3 @@ export function createKafka(
   });
   return { kafka, producer, network };
 }
-
-/** Creates the topic if it is missing (idempotent; several replicas may race). */
-export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 3): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions }] });
-  } catch (error) {
-    // Another process created it between our metadata read and our request.
-    if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
-  } finally {
-    await admin.disconnect();
-  }
-}

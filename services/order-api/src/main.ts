@@ -4,6 +4,7 @@ import {
   createLogger,
   createPool,
   demoTopics,
+  ensureTopic,
   FailurePoints,
   listenOrExit,
   maskUrl,
@@ -13,7 +14,7 @@ import {
 } from '@outbox/core';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
-import { createKafka, ensureTopic } from './kafka.ts';
+import { createKafka } from './kafka.ts';
 
 /**
  * order-api: migrate (safe when several processes start at once: core serialises
@@ -32,7 +33,7 @@ await producer.connect();
 const topic = demoTopics(config.TOPIC_PREFIX).orders;
 // The naive mode produces here directly; make sure its topic exists (the relay
 // would create it too). Not fatal: the broker may auto-create it.
-await ensureTopic(kafka, topic).catch((error: unknown) =>
+await ensureTopic(kafka, topic, 3).catch((error: unknown) =>
   log.warn({ err: error, topic }, 'could not create the orders topic'),
 );
 const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });

@@ -44,19 +44,6 @@ export function createKafka(
   return { kafka, producer: createProducer(), createProducer, sockets };
 }
 
-/** Creates the topic if it is missing (idempotent; replicas may race on it). */
-export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions }] });
-  } catch (error) {
-    if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
-  } finally {
-    await admin.disconnect();
-  }
-}
-
 /** Retries `fn` with a capped back-off until it succeeds: start-up must survive a Kafka outage. */
 export async function retryForever<T>(
   what: string,

@@ -5,6 +5,7 @@ import {
   createPool,
   crashNow,
   demoTopics,
+  ensureTopic,
   exitOnStartupSignal,
   FailurePoint,
   FailurePoints,
@@ -17,7 +18,7 @@ import {
 } from '@outbox/core';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { loadConfig } from './config.ts';
-import { createKafka, ensureTopic, retryForever } from './kafka.ts';
+import { createKafka, retryForever } from './kafka.ts';
 import { watchOutage } from './outage.ts';
 import { RelaySwitch, type RelaySwitchOptions } from './relay-switch.ts';
 
@@ -50,7 +51,7 @@ const stopOutageWatch = watchOutage(outageActive, sockets, log);
 // Start-up survives Kafka being down (an outage armed before a restart): keep trying.
 // No stop condition needed: until start-up is over a signal exits the process at once.
 await retryForever('connecting the Kafka producer', () => producer.connect(), log);
-await ensureTopic(kafka, topics.orders).catch((error: unknown) =>
+await ensureTopic(kafka, topics.orders, 6).catch((error: unknown) =>
   log.warn({ err: error, topic: topics.orders }, 'could not create the orders topic'),
 );
 
