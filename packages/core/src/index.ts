@@ -71,4 +71,10 @@ export {
   type ShutdownPlan,
   type Shutdown,
 } from './service/shutdown.ts';
-export { kafkaClient, ensureTopic, pinoLogCreator } from './service/kafka.ts';
+export {
+  kafkaClient,
+  kafkaSecurity,
+  ensureTopic,
+  pinoLogCreator,
+  type KafkaConnectionConfig,
+} from './service/kafka.ts';

@@ -21,6 +21,15 @@ export const baseConfigSchema = z.object({
         .map((b) => b.trim())
         .filter(Boolean),
     ),
+  /**
+   * Managed Kafka: TLS to the brokers ('true' uses the system CAs; KAFKA_SSL_CA_FILE adds
+   * a CA in PEM) and SASL (PLAIN or SCRAM) with a user and password. Off by default.
+   */
+  KAFKA_SSL: z.enum(['true', 'false']).default('false'),
+  KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   /** Prefix of every topic name (tests isolate themselves with it). */
   TOPIC_PREFIX: z
     .string()

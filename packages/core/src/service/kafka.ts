@@ -1,4 +1,5 @@
-import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { Logger } from '../logger.ts';
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -17,6 +18,44 @@ export function pinoLogCreator(log: Logger): NonNullable<KafkaConfig['logCreator
     };
 }
 
+/** The Kafka connection settings of a service's config (the security ones are optional). */
+export interface KafkaConnectionConfig {
+  KAFKA_BROKERS: string[];
+  KAFKA_SSL?: 'true' | 'false';
+  KAFKA_SSL_CA_FILE?: string | undefined;
+  KAFKA_SASL_MECHANISM?: 'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
+  KAFKA_SASL_USERNAME?: string | undefined;
+  KAFKA_SASL_PASSWORD?: string | undefined;
+}
+
+/**
+ * kafkajs' `ssl` and `sasl` options from the configuration, so that a managed Kafka
+ * (TLS, SASL/SCRAM) is a matter of environment variables. Throws a message naming the
+ * variables when the SASL settings are incomplete, or the CA file cannot be read.
+ */
+export function kafkaSecurity(config: KafkaConnectionConfig): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const security: Pick<KafkaConfig, 'ssl' | 'sasl'> = {};
+  if (config.KAFKA_SSL === 'true') {
+    security.ssl = config.KAFKA_SSL_CA_FILE
+      ? { ca: [readFileSync(config.KAFKA_SSL_CA_FILE, 'utf8')] }
+      : true;
+  } else if (config.KAFKA_SSL_CA_FILE) {
+    throw new Error('KAFKA_SSL_CA_FILE is set but KAFKA_SSL is not true');
+  }
+  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username } = config;
+  const password = config.KAFKA_SASL_PASSWORD;
+  if (mechanism) {
+    if (!username || !password)
+      throw new Error(
+        `KAFKA_SASL_MECHANISM=${mechanism} needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD`,
+      );
+    security.sasl = { mechanism, username, password } as SASLOptions;
+  } else if (username || password) {
+    throw new Error('KAFKA_SASL_USERNAME/PASSWORD are set but KAFKA_SASL_MECHANISM is not');
+  }
+  return security;
+}
+
 /**
  * A service's kafkajs client: short connect and request timeouts, WARN and above
  * logged through pino (component "kafkajs"). `overrides` carries what differs per
@@ -25,7 +64,7 @@ export function pinoLogCreator(log: Logger): NonNullable<KafkaConfig['logCreator
  * service that wants a produce to fail fast must shorten both.
  */
 export function kafkaClient(
-  config: { KAFKA_BROKERS: string[] },
+  config: KafkaConnectionConfig,
   clientId: string,
   log: Logger,
   overrides: Partial<Omit<KafkaConfig, 'brokers' | 'clientId' | 'logCreator'>> = {},
@@ -37,6 +76,7 @@ export function kafkaClient(
     requestTimeout: 10_000,
     logLevel: logLevel.WARN,
     logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
+    ...kafkaSecurity(config),
     ...overrides,
   });
 }
