@@ -1,12 +1,9 @@
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createTestDb,
-  createTopicPrefix,
   readTopic,
   type ServiceProcess,
   startService,
-  stopAll,
   type TestDb,
   testKafka,
   waitFor,
@@ -18,8 +15,8 @@ import {
   produce,
   reservations,
   stock,
-  testProducer,
 } from './support/events.ts';
+import { closeFixture, openFixture } from './support/fixture.ts';
 
 /**
  * A well-formed event whose handler throws: here a business rule the schema enforces
@@ -37,18 +34,12 @@ describe('inventory-consumer: a handler that throws', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb({ stock: 100 });
-    ({ prefix, topic, deadLetter } = await createTopicPrefix(kafka, { deadLetter: true }));
-    producer = await testProducer(kafka);
+    ({ db, prefix, topic, deadLetter, producer } = await openFixture(kafka));
     await db.pool.query(
       'ALTER TABLE reservations ADD CONSTRAINT reservations_at_most_10 CHECK (quantity <= 10)',
     );
   });
-  afterEach(async () => {
-    await stopAll(procs);
-    await producer.disconnect();
-    await db.close();
-  });
+  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('is dead-lettered with its error, rolled back whole, and the next message is applied', async () => {
     const consumer = await startService(consumerEnv(db, prefix));

@@ -2,11 +2,8 @@ import { FailurePoint, FailurePoints } from '@outbox/core';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createTestDb,
-  createTopicPrefix,
   type ServiceProcess,
   startService,
-  stopAll,
   type TestDb,
   testKafka,
   waitFor,
@@ -18,8 +15,8 @@ import {
   produce,
   reservations,
   stock,
-  testProducer,
 } from './support/events.ts';
+import { closeFixture, openFixture } from './support/fixture.ts';
 
 const orderIdOf = (m: { value: unknown }) =>
   (JSON.parse(String(m.value)) as { orderId: string }).orderId;
@@ -33,15 +30,9 @@ describe('inventory-consumer: the inbox against redelivery', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb({ stock: 100 });
-    ({ prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true }));
-    producer = await testProducer(kafka);
+    ({ db, prefix, topic, producer } = await openFixture(kafka));
   });
-  afterEach(async () => {
-    await stopAll(procs);
-    await producer.disconnect();
-    await db.close();
-  });
+  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('the same event delivered twice is applied once; the second is recorded as duplicate', async () => {
     const consumer = await startService(consumerEnv(db, prefix));

@@ -2,12 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Message, Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createTestDb,
-  createTopicPrefix,
   readTopic,
   type ServiceProcess,
   startService,
-  stopAll,
   type TestDb,
   testKafka,
   waitFor,
@@ -19,8 +16,8 @@ import {
   produce,
   relayMessage,
   reservations,
-  testProducer,
 } from './support/events.ts';
+import { closeFixture, openFixture } from './support/fixture.ts';
 
 describe('inventory-consumer: poison messages and FIFO', () => {
   const kafka = testKafka();
@@ -32,15 +29,9 @@ describe('inventory-consumer: poison messages and FIFO', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb({ stock: 100 });
-    ({ prefix, topic, deadLetter } = await createTopicPrefix(kafka, { deadLetter: true }));
-    producer = await testProducer(kafka);
+    ({ db, prefix, topic, deadLetter, producer } = await openFixture(kafka));
   });
-  afterEach(async () => {
-    await stopAll(procs);
-    await producer.disconnect();
-    await db.close();
-  });
+  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('dead-letters what it cannot read, with the reason, and goes on with the next message', async () => {
     const consumer = await startService(consumerEnv(db, prefix));

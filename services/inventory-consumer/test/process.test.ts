@@ -3,11 +3,8 @@ import { OutboxRelay, OutboxWriter, validateEvent, withTransaction } from '@outb
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createTestDb,
-  createTopicPrefix,
   type ServiceProcess,
   startService,
-  stopAll,
   type TestDb,
   testKafka,
   waitFor,
@@ -20,8 +17,8 @@ import {
   relayMessage,
   reservations,
   stock,
-  testProducer,
 } from './support/events.ts';
+import { closeFixture, openFixture } from './support/fixture.ts';
 
 describe('inventory-consumer process: applies order events', () => {
   const kafka = testKafka();
@@ -32,15 +29,9 @@ describe('inventory-consumer process: applies order events', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb({ stock: 100 });
-    ({ prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true }));
-    producer = await testProducer(kafka);
+    ({ db, prefix, topic, producer } = await openFixture(kafka));
   });
-  afterEach(async () => {
-    await stopAll(procs);
-    await producer.disconnect();
-    await db.close();
-  });
+  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('events relayed from the outbox reserve, pay and cancel; every delivery is recorded', async () => {
     const consumer = await startService(consumerEnv(db, prefix));

@@ -1,23 +1,14 @@
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createTestDb,
-  createTopicPrefix,
   type ServiceProcess,
   startService,
-  stopAll,
   type TestDb,
   testKafka,
   waitFor,
 } from '@outbox/testkit';
-import {
-  consumerEnv,
-  deliveries,
-  orderCreated,
-  produce,
-  reservations,
-  testProducer,
-} from './support/events.ts';
+import { consumerEnv, deliveries, orderCreated, produce, reservations } from './support/events.ts';
+import { closeFixture, openFixture } from './support/fixture.ts';
 
 describe('inventory-consumer: a transient database error', () => {
   const kafka = testKafka();
@@ -28,15 +19,9 @@ describe('inventory-consumer: a transient database error', () => {
   const procs: ServiceProcess[] = [];
 
   beforeEach(async () => {
-    db = await createTestDb({ stock: 100 });
-    ({ prefix, topic } = await createTopicPrefix(kafka, { deadLetter: true }));
-    producer = await testProducer(kafka);
+    ({ db, prefix, topic, producer } = await openFixture(kafka));
   });
-  afterEach(async () => {
-    await stopAll(procs);
-    await producer.disconnect();
-    await db.close();
-  });
+  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('is retried through Kafka, not dead-lettered: the event is applied once', async () => {
     const consumer = await startService(consumerEnv(db, prefix));
