@@ -2,7 +2,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { handleOnce, withTransaction } from '../src/index.ts';
-import { createTestDb, createTopics, readTopic, type TestDb, testKafka } from '@outbox/testkit';
+import {
+  createTestDb,
+  createTopics,
+  readTopic,
+  type TestDb,
+  testKafka,
+} from '../../testkit/src/index.ts';
 import { orderEvent, RelayHarness } from './support/relay.ts';
 
 const crashingRelay = fileURLToPath(new URL('./fixtures/crashing-relay.ts', import.meta.url));

@@ -13,7 +13,7 @@ import {
   validateEvent,
   withTransaction,
 } from '../src/index.ts';
-import { createTestDb, type TestDb } from '@outbox/testkit';
+import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
 
 const v1 = () => ({ orderId: randomUUID(), userId: 7, sku: 'sku-1', quantity: 2, seq: 1 });
 

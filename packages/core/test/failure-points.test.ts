@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FailurePoint, FailurePoints } from '../src/index.ts';
-import { createTestDb, type TestDb, waitFor } from '@outbox/testkit';
+import { createTestDb, type TestDb, waitFor } from '../../testkit/src/index.ts';
 
 describe('FailurePoints shared through PostgreSQL', () => {
   let db: TestDb;

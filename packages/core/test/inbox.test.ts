@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleOnce, withTransaction } from '../src/index.ts';
-import { createTestDb, type TestDb } from '@outbox/testkit';
+import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
 
 describe('inbox.handleOnce', () => {
   let db: TestDb;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../src/index.ts';
-import { createTestDb, type TestDb } from '@outbox/testkit';
+import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
 
 const migrator = fileURLToPath(new URL('./fixtures/migrate-process.ts', import.meta.url));
 

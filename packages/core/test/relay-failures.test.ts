@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requeueQuery } from '../src/index.ts';
-import { createTestDb, createTopics, readTopic, type TestDb, testKafka } from '@outbox/testkit';
+import {
+  createTestDb,
+  createTopics,
+  readTopic,
+  type TestDb,
+  testKafka,
+} from '../../testkit/src/index.ts';
 import { orderEvent, RelayHarness } from './support/relay.ts';
 
 // The broker refuses messages over this size on the test topic: a real, per-message

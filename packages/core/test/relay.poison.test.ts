@@ -9,7 +9,7 @@ import {
   type TestDb,
   testKafka,
   waitFor,
-} from '@outbox/testkit';
+} from '../../testkit/src/index.ts';
 import { orderEvent, RelayHarness } from './support/relay.ts';
 
 // A per-topic limit the broker enforces: an "invoice" event over it is refused by Kafka

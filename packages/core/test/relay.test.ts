@@ -8,7 +8,7 @@ import {
   type TestDb,
   testKafka,
   waitFor,
-} from '@outbox/testkit';
+} from '../../testkit/src/index.ts';
 import { orderEvent, RelayHarness } from './support/relay.ts';
 
 describe('OutboxRelay', () => {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutboxWriter, withTransaction } from '../src/index.ts';
-import { createTestDb, type TestDb } from '@outbox/testkit';
+import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
 
 describe('wake-up: writers notify only while a relay sleeps', () => {
   let db: TestDb;

@@ -7,7 +7,7 @@ import {
   PayloadTooLargeError,
   withTransaction,
 } from '../src/index.ts';
-import { createTestDb, type TestDb } from '@outbox/testkit';
+import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
 
 describe('OutboxWriter.append', () => {
   let db: TestDb;

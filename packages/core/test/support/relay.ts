@@ -6,7 +6,7 @@ import {
   type OutboxEvent,
   type RelayOptions,
 } from '../../src/index.ts';
-import type { TestDb } from '@outbox/testkit';
+import type { TestDb } from '../../../testkit/src/index.ts';
 
 /** Connected producers and started relays of one test, closed together. */
 export class RelayHarness {
