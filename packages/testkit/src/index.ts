@@ -18,3 +18,4 @@ export {
   type StartOptions,
 } from './process.ts';
 export { sleep, waitFor } from './wait.ts';
+export { dropRole, listenersOn, secretRole } from './exposure.ts';

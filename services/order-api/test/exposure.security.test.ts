@@ -1,46 +1,11 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createTestDb, type TestDb } from './support/db.ts';
-import { createTopicPrefix, testKafka } from '@outbox/testkit';
+import { createTopicPrefix, dropRole, listenersOn, secretRole, testKafka } from '@outbox/testkit';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
-
-/** A login role with a password nobody else uses, so any copy of it in the output is a leak. */
-async function secretRole(db: TestDb): Promise<{ role: string; secret: string; url: string }> {
-  const role = `sec_${randomBytes(4).toString('hex')}`;
-  // '@' and '/' must be percent-encoded in a URL: the masking must catch both spellings.
-  const secret = `S3cr@t/${randomBytes(9).toString('hex')}`;
-  await db.pool.query(`CREATE ROLE ${role} LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(secret)}`);
-  const url = new URL(db.databaseUrl);
-  url.username = role;
-  url.password = encodeURIComponent(secret);
-  return { role, secret, url: url.toString() };
-}
-
-async function dropRole(db: TestDb, role: string): Promise<void> {
-  await db.pool.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [
-    role,
-  ]);
-  await db.pool.query(`DROP ROLE IF EXISTS ${role}`);
-}
-
-/** Local addresses listening on `port`, from the kernel's own table (IPv4 and IPv6). */
-function listenersOn(port: number): string[] {
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  return ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) =>
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .slice(1)
-      .map((line) => line.trim().split(/\s+/))
-      .filter((f) => f[3] === '0A' && f[1]?.endsWith(`:${hexPort}`))
-      .map((f) => f[1]!.split(':')[0]!),
-  );
-}
 
 interface Spawned {
   output(): string;
