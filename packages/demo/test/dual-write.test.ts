@@ -16,6 +16,15 @@ import type { System } from '../src/index.ts';
  * Reproduce by hand: `npm run demo`, then `npm run chaos -- arm <point> once` and POST
  * /orders?mode=naive (README, "Failure scenarios").
  */
+/** Polls until `count()` reaches `n` (the traffic loop runs beside it). */
+async function waitForCount(count: () => number, n: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (count() < n) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} (have ${count()})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('dual-write failures, naive vs outbox (auditor)', () => {
   let system: System;
   let points: FailurePoints;
@@ -40,11 +49,15 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
     );
     expect(afterNaive.phantomEvents).toBe(0);
 
-    // The same traffic in outbox mode while the workers cannot reach Kafka for 4 s.
+    // The same traffic in outbox mode while the workers cannot reach Kafka for 5 s. The
+    // workers follow the switch within ~1.2 s (NOTIFY or the 1 s cache refresh, then
+    // the 200 ms outage watch); the orders go in after that, so all of them meet it.
+    const until = Date.now() + 5_000;
     await points.arm(FailurePoint.workerKafkaOutage, {
       mode: 'on',
-      params: { until: Date.now() + 4_000, seconds: 4 },
+      params: { until, seconds: 5 },
     });
+    await new Promise((r) => setTimeout(r, 1_500));
     const outbox = await orders.createMany('outbox', 8);
     expect(outbox.every((r) => r.status === 201)).toBe(true);
     const afterOutbox = await auditUntil(
@@ -52,8 +65,20 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
       (r) => r.orders === 16 && r.pending === 0 && r.ordersWithoutEvents === 3,
     );
     expect(await undelivered(system, 'outbox')).toBe(0);
-    expect(afterOutbox.duplicatesDelivered).toBe(0);
     expect(afterOutbox.phantomEvents).toBe(0);
+    // The outage really held them back: no event was marked sent before it ended.
+    const { rows: early } = await system.pool.query<{ n: number; sent: number }>(
+      `SELECT count(*) FILTER (WHERE x.sent_at < to_timestamp($1::float8 / 1000))::int AS n,
+              count(x.sent_at)::int AS sent
+         FROM outbox x JOIN orders o ON o.id::text = x.aggregate_id WHERE o.mode = 'outbox'`,
+      [until],
+    );
+    expect(early[0]).toEqual({ n: 0, sent: 8 });
+    // At-least-once, not exactly-once delivery: a produce the broker wrote but whose ack
+    // the outage cut is produced again after it (CI saw 2–5 such duplicates in about half
+    // of the runs). The inbox catches every one, so no stock is reserved twice.
+    expect(afterOutbox.duplicatesCaught).toBe(afterOutbox.duplicatesDelivered);
+    expect(afterOutbox.doubleProcessed).toBe(0);
   });
 
   it('naive + crash after publish, before commit leaves a phantom event; outbox mode with a crashed API leaves none', async () => {
@@ -70,13 +95,26 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
 
     // Outbox mode: the event is part of the business transaction, so a process killed
     // anywhere in the request leaves either both or neither. SIGKILL order-api mid-traffic.
-    const traffic = orders.createMany('outbox', 30);
-    await new Promise((r) => setTimeout(r, 300));
+    // Traffic runs until after the restart, so the kill always lands in it (a fixed count
+    // of orders could all be answered before the kill on a quiet machine).
+    const results: { status: number }[] = [];
+    let running = true;
+    const traffic = (async () => {
+      while (running) results.push(await orders.create('outbox'));
+    })();
+    await waitForCount(() => results.length, 5);
     const pid = system.supervisor.status().find((s) => s.name === 'order-api')!.pid!;
     process.kill(pid, 'SIGKILL');
-    const results = await traffic;
-    expect(results.some((r) => r.status === 0)).toBe(true);
     await waitRestarted(system, 'order-api', restarts + 2);
+    await system.waitReady();
+    const atRestart = results.length;
+    await waitForCount(
+      () => results.filter((r, i) => i >= atRestart && r.status === 201).length,
+      5,
+    );
+    running = false;
+    await traffic;
+    expect(results.some((r) => r.status === 0)).toBe(true);
     const after = await auditUntil(
       system,
       (r) => r.pending === 0 && r.ordersWithoutEvents === phantom.ordersWithoutEvents,

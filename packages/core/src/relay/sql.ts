@@ -62,10 +62,15 @@ export function lockShards(shards: number[]): Query {
   };
 }
 
-/** Marks the whole batch sent in one UPDATE, remembering each row's topic. */
+/**
+ * Marks the whole batch sent in one UPDATE, remembering each row's topic. `sent_at` is
+ * the time of this statement, after Kafka's ack: `now()` would be the claim's (the
+ * transaction's start), which lies before a produce that waited out an outage, and
+ * made such events look published during it.
+ */
 export function markSent(ids: string[], topics: string[]): Query {
   return {
-    text: `UPDATE outbox o SET sent_at = now(), topic = t.topic, error = NULL
+    text: `UPDATE outbox o SET sent_at = statement_timestamp(), topic = t.topic, error = NULL
            FROM unnest($1::bigint[], $2::text[]) AS t(id, topic) WHERE o.id = t.id`,
     values: [ids, topics],
   };
