@@ -45,6 +45,20 @@ export class UnknownAggregateTypeError extends OutboxError {
   }
 }
 
+/**
+ * The Kafka client resolved a send without an acknowledgement for some partitions it
+ * wrote to: those messages may never have reached the broker. Not the rows' fault: the
+ * tick fails and the batch is produced again (duplicates at worst, never a loss).
+ */
+export class UnacknowledgedPartitionsError extends OutboxError {
+  constructor(readonly partitions: string[]) {
+    super(
+      `the Kafka client resolved the send without an acknowledgement for ${partitions.join(', ')}: produced again`,
+      { retriable: true },
+    );
+  }
+}
+
 /** SQLSTATE codes this package reacts to. */
 export const SqlState = {
   uniqueViolation: '23505',

@@ -25,6 +25,7 @@ export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
 export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
 export { toMessage, isRowError } from './relay/publish.ts';
+export { relayPartitioner, checkAcknowledged } from './relay/acknowledgement.ts';
 export {
   requeue as requeueQuery,
   pendingStats,

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { OutboxRelay, OutboxWriter, withTransaction, type OutboxEvent } from '@outbox/core';
+import {
+  OutboxRelay,
+  OutboxWriter,
+  relayPartitioner,
+  withTransaction,
+  type OutboxEvent,
+} from '@outbox/core';
 import { findRepoRoot, startCluster, type KafkaCluster } from '@outbox/dev-stack';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -33,6 +39,7 @@ afterAll(async () => {
 /** The relay's producer, as publisher-worker builds it. */
 async function relayProducer(): Promise<Producer> {
   const producer = kafka.producer({
+    createPartitioner: relayPartitioner,
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,

@@ -1,5 +1,5 @@
-import { FaultySocketFactory, kafkaClient, type Logger } from '@outbox/core';
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { FaultySocketFactory, kafkaClient, relayPartitioner, type Logger } from '@outbox/core';
+import type { Kafka, Producer } from 'kafkajs';
 import type { WorkerConfig } from './config.ts';
 
 export interface WorkerKafka {
@@ -30,8 +30,9 @@ export function createKafka(
   });
   const createProducer = () =>
     kafka.producer({
-      // Java-compatible murmur2: a key lands on the partition any other client picks.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      // Java-compatible murmur2 (a key lands on the partition any other client picks),
+      // remembered per message: the relay checks every partition it wrote to was acked.
+      createPartitioner: relayPartitioner,
       allowAutoTopicCreation: false,
       // Idempotent: a produce retried after a lost response is deduplicated by the broker,
       // so retries add no duplicates and cannot reorder a partition (one request in

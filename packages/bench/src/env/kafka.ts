@@ -1,4 +1,5 @@
-import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { relayPartitioner } from '@outbox/core';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
 
 /** A kafkajs client that only reports errors (benchmarks print their own progress). */
 export function kafkaClient(brokers: string[], clientId: string): Kafka {
@@ -18,7 +19,8 @@ export function kafkaClient(brokers: string[], clientId: string): Kafka {
  */
 export function relayProducer(kafka: Kafka): Producer {
   return kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
+    // The relay's: murmur2, remembering each message's partition for the ack check.
+    createPartitioner: relayPartitioner,
     allowAutoTopicCreation: false,
     idempotent: true,
     maxInFlightRequests: 1,

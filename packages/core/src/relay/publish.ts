@@ -1,4 +1,5 @@
 import type { Message, Producer } from 'kafkajs';
+import { checkAcknowledged } from './acknowledgement.ts';
 import type { OutboxRow } from './sql.ts';
 
 /** A claimed row with the topic it goes to. */
@@ -25,7 +26,7 @@ export function toMessage(row: OutboxRow): Message {
 
 /**
  * Produces the rows with acks = all and resolves once the broker acknowledged every
- * one. Messages are grouped per topic in id order; kafkajs keeps that order per
+ * one (checked per partition when the producer uses `relayPartitioner`). Messages are grouped per topic in id order; kafkajs keeps that order per
  * partition, and one send is in flight at a time, so per-key order holds.
  */
 export async function produceRows(
@@ -39,11 +40,12 @@ export async function produceRows(
     list.push(toMessage(row));
     byTopic.set(topic, list);
   }
-  await producer.sendBatch({
+  const acknowledged = await producer.sendBatch({
     acks: -1,
     timeout: timeoutMs,
     topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
   });
+  checkAcknowledged([...byTopic.values()].flat(), acknowledged);
 }
 
 // Broker answers that concern the message or its topic, not the connection: retrying

@@ -2,6 +2,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import {
   OutboxRelay,
   OutboxWriter,
+  relayPartitioner,
   withTransaction,
   type OutboxEvent,
   type RelayOptions,
@@ -23,6 +24,8 @@ export class RelayHarness {
     // Idempotent, as a relay's producer should be: retried produce requests are
     // deduplicated by the broker, so "no crash → each event once" holds.
     const producer = this.kafka.producer({
+      // Every relay test also checks the acknowledgement guard finds nothing missing.
+      createPartitioner: relayPartitioner,
       allowAutoTopicCreation: false,
       idempotent: true,
       maxInFlightRequests: 1,

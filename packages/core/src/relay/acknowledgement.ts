@@ -1,0 +1,40 @@
+import { Partitioners, type ICustomPartitioner, type Message, type RecordMetadata } from 'kafkajs';
+import { UnacknowledgedPartitionsError } from '../errors.ts';
+
+// Where the partitioner put each message of a send. Keyed by the message object, which
+// kafkajs hands to the partitioner as the caller built it; weak, so nothing is kept.
+const assigned = new WeakMap<Message, { topic: string; partition: number }>();
+
+/**
+ * kafkajs' DefaultPartitioner (Java-compatible murmur2 on the key) that remembers which
+ * partition it chose for each message. Build the relay's producer with
+ * `createPartitioner: relayPartitioner` and the relay checks, after every send, that the
+ * broker acknowledged each partition it wrote to, instead of trusting the client: kafkajs
+ * 2.2.4 resolved sends that had skipped partitions whose leader moved (patched here, see
+ * patches/kafkajs@2.2.4.patch), and the relay then marked unsent events sent.
+ */
+export const relayPartitioner: ICustomPartitioner = () => {
+  const choose = Partitioners.DefaultPartitioner();
+  return (args) => {
+    const partition = choose(args);
+    assigned.set(args.message, { topic: args.topic, partition });
+    return partition;
+  };
+};
+
+/**
+ * Throws `UnacknowledgedPartitionsError` when a message went to a partition for which the
+ * send returned no acknowledgement. Messages the partitioner did not see (a producer
+ * built without `relayPartitioner`) are not checked. With acks = all, an acknowledgement
+ * per partition is the broker's word that every message of it is replicated.
+ */
+export function checkAcknowledged(messages: Message[], acknowledged: RecordMetadata[]): void {
+  const acked = new Set(acknowledged.map((m) => `${m.topicName}\u0000${m.partition}`));
+  const missing = new Set<string>();
+  for (const message of messages) {
+    const where = assigned.get(message);
+    if (where && !acked.has(`${where.topic}\u0000${where.partition}`))
+      missing.add(`${where.topic}[${where.partition}]`);
+  }
+  if (missing.size > 0) throw new UnacknowledgedPartitionsError([...missing]);
+}
