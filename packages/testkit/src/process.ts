@@ -73,9 +73,13 @@ export async function startService(
   const waitForLog = (pattern: RegExp, ms = 30_000) =>
     waitFor(
       () => {
+        // The lines first: a process may print the line and die before the next poll
+        // (a failure point firing right after "ready"); that still counts as seen.
+        const line = lines.find((l) => pattern.test(String(l.msg ?? '')));
+        if (line) return line;
         if (ended)
           throw new Error(`service exited while waiting for ${pattern}:\n${raw.slice(-4000)}`);
-        return lines.find((l) => pattern.test(String(l.msg ?? '')));
+        return undefined;
       },
       { timeoutMs: ms, intervalMs: 50, what: `log ${pattern}` },
     );
