@@ -9,7 +9,7 @@ export function LessonBanner({ highlight }: { highlight: Highlight | null }) {
     <div className="lesson" aria-live="polite" data-testid="lesson">
       {row ? (
         <p className={`lesson-card lesson-${row.group}`}>
-          <b>Just happened: {row.title}.</b> {row.consequence}{' '}
+          <b>Just happened: {row.title}.</b> {sentence(row.consequence)}{' '}
           <span className="lesson-fix">
             {row.group === 'dual-write' ? 'With the outbox: ' : 'The fix: '}
             {row.fix}
@@ -18,4 +18,9 @@ export function LessonBanner({ highlight }: { highlight: Highlight | null }) {
       ) : null}
     </div>
   );
+}
+
+/** The table's cells are phrases; in the banner's running text each ends a sentence. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
