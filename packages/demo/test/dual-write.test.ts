@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FailurePoint } from '@outbox/core';
+import { sleep, waitFor } from '@outbox/testkit';
 import {
   auditUntil,
   startScenarioSystem,
@@ -16,15 +17,6 @@ import type { System } from '../src/index.ts';
  * Reproduce by hand: `npm run demo`, then `npm run chaos -- arm <point> once` and POST
  * /orders?mode=naive (README, "Failure scenarios").
  */
-/** Polls until `count()` reaches `n` (the traffic loop runs beside it). */
-async function waitForCount(count: () => number, n: number, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (count() < n) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} (have ${count()})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('dual-write failures, naive vs outbox (auditor)', () => {
   let system: System;
   let points: FailurePoints;
@@ -57,7 +49,7 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
       mode: 'on',
       params: { until, seconds: 5 },
     });
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     const outbox = await orders.createMany('outbox', 8);
     expect(outbox.every((r) => r.status === 201)).toBe(true);
     const afterOutbox = await auditUntil(
@@ -102,16 +94,17 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
     const traffic = (async () => {
       while (running) results.push(await orders.create('outbox'));
     })();
-    await waitForCount(() => results.length, 5);
+    await waitFor(() => results.length >= 5, { intervalMs: 20, what: '5 answers' });
     const pid = system.supervisor.status().find((s) => s.name === 'order-api')!.pid!;
     process.kill(pid, 'SIGKILL');
     await waitRestarted(system, 'order-api', restarts + 2);
     await system.waitReady();
     const atRestart = results.length;
-    await waitForCount(
-      () => results.filter((r, i) => i >= atRestart && r.status === 201).length,
-      5,
-    );
+    await waitFor(() => results.filter((r, i) => i >= atRestart && r.status === 201).length >= 5, {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+      what: '5 orders created after the restart',
+    });
     running = false;
     await traffic;
     expect(results.some((r) => r.status === 0)).toBe(true);
