@@ -26,8 +26,9 @@ export function toMessage(row: OutboxRow): Message {
 
 /**
  * Produces the rows with acks = all and resolves once the broker acknowledged every
- * one (checked per partition when the producer uses `relayPartitioner`). Messages are grouped per topic in id order; kafkajs keeps that order per
- * partition, and one send is in flight at a time, so per-key order holds.
+ * one (checked per partition when the producer uses `relayPartitioner`). Messages are
+ * grouped per topic in id order; kafkajs keeps that order per partition, and one send
+ * is in flight at a time, so per-key order holds.
  */
 export async function produceRows(
   producer: Producer,
