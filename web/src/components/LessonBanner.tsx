@@ -1,5 +1,5 @@
 import type { Highlight } from '../live/highlight.ts';
-import { SCENARIO_ROWS } from '../teaching/scenarios.ts';
+import { SCENARIO_ROWS, sentence } from '../teaching/scenarios.ts';
 
 /** The lesson of the row that just happened, in one line, announced to screen readers. */
 export function LessonBanner({ highlight }: { highlight: Highlight | null }) {
@@ -18,9 +18,4 @@ export function LessonBanner({ highlight }: { highlight: Highlight | null }) {
       ) : null}
     </div>
   );
-}
-
-/** The table's cells are phrases; in the banner's running text each ends a sentence. */
-function sentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

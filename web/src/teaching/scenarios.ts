@@ -91,3 +91,8 @@ export const SCENARIO_ROWS: readonly ScenarioRow[] = [
     button: 'Run 2 unsharded workers',
   },
 ];
+
+/** The table's cells are phrases; in the banner's running text each ends a sentence. */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
