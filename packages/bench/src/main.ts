@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { stackStatus, startStack } from '@outbox/dev-stack';
+import { commandLine, stackStatus, startStack } from '@outbox/dev-stack';
 import type { BenchContext, ScenarioResult } from './env/context.ts';
 import { dropLeftovers } from './env/db.ts';
 import { deleteTopics, kafkaClient } from './env/kafka.ts';
 import { machineFacts } from './env/versions.ts';
-import { parseOptions, SCENARIOS, type ScenarioName } from './options.ts';
+import { parseOptions, SCENARIOS, USAGE, type ScenarioName } from './options.ts';
 import { renderChart } from './report/chart.ts';
 import { writeResultsMarkdown } from './report/results-md.ts';
 import { benchApi } from './scenarios/api.ts';
@@ -24,7 +24,8 @@ import { benchWakeupScenario } from './scenarios/wakeup.ts';
  * rewrites RESULTS.md. --quick only shows that each scenario still works: short runs,
  * one round, nothing asserted about speed; any scenario that errors fails the run.
  */
-const options = parseOptions(process.argv.slice(2));
+const cli = commandLine('bench', USAGE, process.argv.slice(2));
+const options = cli.parse(() => parseOptions(process.argv.slice(2)));
 const started = Date.now();
 const progress = (line: string) =>
   process.stderr.write(`… [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);

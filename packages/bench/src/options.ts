@@ -1,3 +1,5 @@
+import { UsageError } from '@outbox/dev-stack';
+
 /** The scenarios, in the order of the issue; `--only a,b` picks some. */
 export const SCENARIOS = [
   'ceilings',
@@ -25,6 +27,16 @@ export interface BenchOptions {
  * `--quick`, `--only <name[,name…]>`, and for development `--variant <key,…>` and
  * `--cpu-prof <dir>`. Fails naming what it does not know.
  */
+export const USAGE = `usage: npm run bench -- [--quick] [--only <scenario[,scenario…]>]
+
+Runs the benchmark scenarios on the real local stack, prints a table per scenario, writes
+the raw samples to packages/bench/results/ and, after a full run, rewrites RESULTS.md.
+  --quick              short runs, one round: shows each scenario still works (CI)
+  --only a,b           only these scenarios: ${SCENARIOS.join(', ')}
+  --variant k,…        only these variants of a scenario (development)
+  --cpu-prof DIR       child processes write V8 CPU profiles to DIR
+  --trace              publishers report where their wall time went`;
+
 export function parseOptions(argv: string[]): BenchOptions {
   const only: ScenarioName[] = [];
   const variants: string[] = [];
@@ -38,7 +50,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
       for (const name of (value ?? '').split(',').filter(Boolean)) {
         if (!(SCENARIOS as readonly string[]).includes(name)) {
-          throw new Error(`unknown scenario "${name}"; known: ${SCENARIOS.join(', ')}`);
+          throw new UsageError(`unknown scenario "${name}"; known: ${SCENARIOS.join(', ')}`);
         }
         only.push(name as ScenarioName);
       }
@@ -48,9 +60,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       variants.push(...(argv[++i] ?? '').split(',').filter(Boolean));
     } else if (arg === '--cpu-prof') {
       cpuProfDir = argv[++i];
-      if (!cpuProfDir) throw new Error('--cpu-prof needs a directory');
+      if (!cpuProfDir) throw new UsageError('--cpu-prof needs a directory');
     } else {
-      throw new Error(`unknown option ${arg}; use --quick, --only <${SCENARIOS.join('|')}>`);
+      throw new UsageError(`unknown option ${arg}`);
     }
   }
   return {

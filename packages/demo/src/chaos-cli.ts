@@ -8,19 +8,46 @@ import {
   type FailureMode,
   type FailurePointName,
 } from '@outbox/core';
-import { startStack } from '@outbox/dev-stack';
+import { commandLine, startStack } from '@outbox/dev-stack';
 
-/**
- * `npm run chaos -- <command>`: the failure points and the auditor from the shell.
- *   list                                  every failure point and its state
- *   arm <name> once|on|off                 arm or disarm a point
- *   arm <name> times <N>                   fire N times
- *   arm <name> on --seconds <N>            on for N seconds (e.g. worker.kafka_outage)
- *   audit                                  the invariants, as JSON
- *   poison                                 produce a message the consumer cannot handle
- * Running services pick changes up through LISTEN/NOTIFY: no restart.
- */
-const [command, name, mode, ...rest] = process.argv.slice(2);
+const USAGE = `usage: npm run chaos -- list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison
+
+The failure points and the auditor from the shell; running services pick changes up
+through LISTEN/NOTIFY, no restart.
+  list                        every failure point and its state
+  arm <name> once|on|off      arm or disarm a point
+  arm <name> times N          fire N times
+  arm <name> on --seconds N   on for N seconds (e.g. worker.kafka_outage)
+  audit                       the invariants, as JSON
+  poison                      produce a message the consumer cannot handle
+Environment: TOPIC_PREFIX (default none), and the dev-stack's (DATABASE_URL, KAFKA_BROKERS).`;
+
+const argv = process.argv.slice(2);
+const cli = commandLine('chaos', USAGE, argv);
+const [command, name, mode, ...rest] = argv;
+if (!['list', 'arm', 'audit', 'poison'].includes(command ?? ''))
+  cli.fail(command ? `unknown command "${command}"` : 'a command is needed');
+let armed:
+  { name: FailurePointName; mode: FailureMode; times?: number; seconds?: number } | undefined;
+if (command === 'arm') {
+  if (!FAILURE_POINT_NAMES.includes(name as FailurePointName))
+    cli.fail(`unknown failure point "${name ?? ''}"; one of: ${FAILURE_POINT_NAMES.join(', ')}`);
+  if (!['once', 'times', 'on', 'off'].includes(mode ?? ''))
+    cli.fail('mode must be once, times N, on or off');
+  const times = mode === 'times' ? Number(rest[0]) : undefined;
+  if (times !== undefined && !(Number.isInteger(times) && times > 0))
+    cli.fail(`times needs a whole number > 0 (got "${rest[0] ?? ''}")`);
+  const secondsAt = rest.indexOf('--seconds');
+  const seconds = secondsAt >= 0 ? Number(rest[secondsAt + 1]) : undefined;
+  if (seconds !== undefined && !(seconds > 0))
+    cli.fail(`--seconds needs a number > 0 (got "${rest[secondsAt + 1] ?? ''}")`);
+  armed = {
+    name: name as FailurePointName,
+    mode: mode as FailureMode,
+    ...(times ? { times } : {}),
+    ...(seconds ? { seconds } : {}),
+  };
+}
 const stack = await startStack({ log: () => undefined });
 const pool = new pg.Pool({ connectionString: stack.databaseUrl });
 const points = new FailurePoints(pool);
@@ -31,21 +58,10 @@ try {
         `${s.name.padEnd(38)} ${s.mode.padEnd(6)} remaining=${s.remaining} fired=${s.fired} ${JSON.stringify(s.params)}`,
       );
     }
-  } else if (command === 'arm') {
-    if (!FAILURE_POINT_NAMES.includes(name as FailurePointName)) {
-      throw new Error(`unknown failure point "${name}"; one of: ${FAILURE_POINT_NAMES.join(', ')}`);
-    }
-    if (!['once', 'times', 'on', 'off'].includes(mode ?? ''))
-      throw new Error('mode must be once, times N, on or off');
-    const times = mode === 'times' ? Number(rest[0]) : undefined;
-    const secondsAt = rest.indexOf('--seconds');
-    const seconds = secondsAt >= 0 ? Number(rest[secondsAt + 1]) : undefined;
+  } else if (armed) {
+    const { times, seconds } = armed;
     const params = seconds ? { until: Date.now() + seconds * 1000, seconds } : {};
-    const state = await points.arm(name as FailurePointName, {
-      mode: mode as FailureMode,
-      times,
-      params,
-    });
+    const state = await points.arm(armed.name, { mode: armed.mode, times, params });
     console.log(
       `${state.name}: ${state.mode}${times ? ` ×${times}` : ''}${seconds ? ` for ${seconds}s` : ''}`,
     );
@@ -62,11 +78,6 @@ try {
     console.log(`sent a poison message to ${topic}: watch consumerDeadLettered in the audit`);
   } else if (command === 'audit') {
     console.log(JSON.stringify(await audit(pool, { settleSeconds: 5 }), null, 2));
-  } else {
-    console.error(
-      'usage: chaos list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison',
-    );
-    process.exitCode = 2;
   }
 } catch (error) {
   console.error(`chaos: ${(error as Error).message}`);

@@ -1,4 +1,6 @@
+import { parseArgs } from 'node:util';
 import { audit, demoTopics, maskUrl } from '@outbox/core';
+import { commandLine } from '@outbox/dev-stack';
 import { startSystem } from './system.ts';
 import { setTrafficRate } from './traffic-setting.ts';
 
@@ -6,22 +8,29 @@ import { setTrafficRate } from './traffic-setting.ts';
  * The README's demo command: PostgreSQL and Kafka (dev-stack), migrations, seeded
  * inventory, then order-api, two publisher-worker replicas, inventory-consumer and the
  * dashboard under a supervisor that restarts what dies. Ctrl-C stops everything.
- *
- * Flags: --rate N (orders/s of generated traffic, default 0; the dashboard changes it
- * later), --seconds N (stop after N seconds and print the audit; default: until Ctrl-C).
- * Environment: DATABASE_SCHEMA / TOPIC_PREFIX (default public / none) and DEMO_PORT
- * (the dashboard's port, default 3000; the services take the next four) let a second
- * demo run beside the first.
+ * Options and environment: USAGE below (`--help`).
  */
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const rate = Number(flag('rate') ?? 0);
-const seconds = flag('seconds') ? Number(flag('seconds')) : undefined;
-if (!Number.isFinite(rate) || rate < 0) throw new Error('--rate must be a number ≥ 0');
-if (seconds !== undefined && !(seconds > 0)) throw new Error('--seconds must be a number > 0');
+const USAGE = `usage: npm run demo -- [--rate N] [--seconds N]
+
+Starts PostgreSQL and Kafka (dev-stack), migrates, seeds the inventory, then order-api,
+two publisher-worker replicas, inventory-consumer and the dashboard under a supervisor.
+  --rate N      orders/s of generated traffic (default 0; the dashboard changes it later)
+  --seconds N   stop after N seconds and print the audit (default: until Ctrl-C)
+Environment: DATABASE_SCHEMA, TOPIC_PREFIX (a second demo beside the first), DEMO_PORT
+(the dashboard's port, default 3000; the services take the next four).`;
+const cli = commandLine('demo', USAGE, process.argv.slice(2));
+const { values } = cli.parse(() =>
+  parseArgs({
+    args: process.argv.slice(2),
+    options: { rate: { type: 'string', default: '0' }, seconds: { type: 'string' } },
+  }),
+);
+const rate = Number(values.rate);
+const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
+if (!Number.isFinite(rate) || rate < 0)
+  cli.fail(`--rate must be a number ≥ 0 (got "${values.rate}")`);
+if (seconds !== undefined && !(seconds > 0))
+  cli.fail(`--seconds must be a number > 0 (got "${values.seconds}")`);
 const log = (line: string) => process.stdout.write(`[demo] ${line}\n`);
 
 const portBase = Number(process.env.DEMO_PORT ?? 3000);

@@ -1,12 +1,22 @@
 /**
- * `stack up|down|status|demo`: command-line front of the dev-stack.
+ * `stack up|down|status`: command-line front of the dev-stack.
  * Run as `tsx src/cli.ts up` or through bin/stack.mjs.
  */
+import { commandLine } from './command-line.ts';
 import { startStack, stackStatus, stopStack, type PartStatus } from './index.ts';
 
-const USAGE = 'usage: stack up|down|status|demo';
+const USAGE = `usage: stack up|down|status
 
-async function main(command: string | undefined): Promise<number> {
+Local PostgreSQL (embedded) and Apache Kafka (KRaft, jars from Maven Central), no Docker.
+  up       start both, or reuse what runs; prints DATABASE_URL and KAFKA_BROKERS
+  down     stop the broker (SIGTERM, SIGKILL after 20 s) and PostgreSQL (fast shutdown)
+  status   up/down and where; exit code 1 when a part is down
+Environment: DATABASE_URL / KAFKA_BROKERS use external parts instead; OUTBOX_DATA_DIR
+(default <repo>/.data) and OUTBOX_KAFKA_LIBS_DIR move the data and the jar cache.`;
+
+async function main(command: string | undefined, extra: string[]): Promise<number> {
+  const cli = commandLine('stack', USAGE, process.argv.slice(2));
+  if (extra.length > 0) cli.fail(`unexpected argument "${extra[0]}"`);
   switch (command) {
     case 'up': {
       const endpoints = await startStack();
@@ -24,12 +34,8 @@ async function main(command: string | undefined): Promise<number> {
       );
       return status.postgres.state === 'up' && status.kafka.state === 'up' ? 0 : 1;
     }
-    case 'demo':
-      process.stdout.write('demo: not yet implemented\n');
-      return 0;
     default:
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
+      return cli.fail(command ? `unknown command "${command}"` : 'a command is needed');
   }
 }
 
@@ -40,7 +46,7 @@ function line(name: string, part: PartStatus): string {
   return `${name.padEnd(9)}${part.state.padEnd(5)} ${where}${pid}${external}`;
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], process.argv.slice(3)).then(
   // Explicit exit: pg/kafkajs sockets or timers must not keep the CLI alive.
   (code) => process.exit(code),
   (err: unknown) => {

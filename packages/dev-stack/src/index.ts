@@ -158,3 +158,4 @@ export async function restartPostgres(opts: PostgresRestartOptions = {}): Promis
 
 export { startCluster, KafkaCluster, type ClusterOptions, type ClusterNode } from './cluster.ts';
 export { findRepoRoot, stackPaths, type StackPaths } from './paths.ts';
+export { commandLine, UsageError, type CommandLine } from './command-line.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startStack } from '@outbox/dev-stack';
+import { commandLine, startStack, UsageError, type CommandLine } from '@outbox/dev-stack';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { enablePartitioning } from './partitions/enable.ts';
 import { maintainPartitions } from './partitions/maintain.ts';
 import { replay, type ReplayRange } from './replay/replay.ts';
 
-const USAGE = `npm run ops -- <command> [options]   (DATABASE_SCHEMA picks the schema, default public)
+const USAGE = `usage: npm run ops -- <command> [options]   (DATABASE_SCHEMA picks the schema, default public)
 
   cleanup   [--outbox-retention 7d] [--inbox-retention 8d] [--batch 1000]
             delete sent events and inbox markers past retention, in bounded batches
@@ -33,50 +33,65 @@ const envSchema = z.object({
     .default('public'),
 });
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    'outbox-retention': { type: 'string', default: '7d' },
-    'inbox-retention': { type: 'string' },
-    retention: { type: 'string', default: '7d' },
-    batch: { type: 'string', default: '1000' },
-    every: { type: 'string', default: '1h' },
-    'days-ahead': { type: 'string', default: '7' },
-    'from-id': { type: 'string' },
-    'to-id': { type: 'string' },
-    since: { type: 'string' },
-    until: { type: 'string' },
-    'aggregate-type': { type: 'string' },
-    'aggregate-id': { type: 'string' },
-    topic: { type: 'string' },
-    'dry-run': { type: 'boolean', default: false },
-    ids: { type: 'string' },
-    all: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-  },
-});
+const cli: CommandLine = commandLine('ops', USAGE, process.argv.slice(2));
+const { values, positionals } = cli.parse(() =>
+  parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: {
+      'outbox-retention': { type: 'string', default: '7d' },
+      'inbox-retention': { type: 'string' },
+      retention: { type: 'string', default: '7d' },
+      batch: { type: 'string', default: '1000' },
+      every: { type: 'string', default: '1h' },
+      'days-ahead': { type: 'string', default: '7' },
+      'from-id': { type: 'string' },
+      'to-id': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      'aggregate-type': { type: 'string' },
+      'aggregate-id': { type: 'string' },
+      topic: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      ids: { type: 'string' },
+      all: { type: 'boolean', default: false },
+    },
+  }),
+);
 const [command, sub] = positionals;
-if (values.help || !command) {
-  console.log(USAGE);
-  process.exit(command || values.help ? 0 : 1);
-}
+const COMMANDS = ['cleanup', 'daemon', 'partition', 'replay', 'dead-letters', 'requeue'];
+if (!command) cli.fail('a command is needed');
+if (
+  !COMMANDS.includes(command) ||
+  (command === 'partition' && !['enable', 'maintain', 'status'].includes(sub ?? ''))
+)
+  cli.fail(`unknown command "${positionals.join(' ')}"`);
 
 function int(text: string, name: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new UsageError(`--${name} must be a positive integer (got "${text}")`);
   return n;
+}
+function duration(text: string, name: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    throw new UsageError(`--${name}: ${(error as Error).message}`);
+  }
 }
 function date(text: string | undefined, name: string): Date | undefined {
   if (text === undefined) return undefined;
   const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new Error(`--${name} must be a date (ISO 8601)`);
+  if (Number.isNaN(d.getTime()))
+    throw new UsageError(`--${name} must be a date (ISO 8601) (got "${text}")`);
   return d;
 }
 function policy(): RetentionPolicy {
-  const outboxSeconds = parseDuration(values['outbox-retention']);
+  const outboxSeconds = duration(values['outbox-retention'], 'outbox-retention');
   // Default: a day longer than the outbox, so a replay never outruns the inbox.
   const inboxSeconds = values['inbox-retention']
-    ? parseDuration(values['inbox-retention'])
+    ? duration(values['inbox-retention'], 'inbox-retention')
     : outboxSeconds + 86_400;
   return {
     outboxSeconds,
@@ -85,6 +100,31 @@ function policy(): RetentionPolicy {
     daysAhead: int(values['days-ahead'], 'days-ahead'),
   };
 }
+function replayRange(): ReplayRange {
+  const range: ReplayRange = {};
+  if (values['from-id']) range.fromId = String(int(values['from-id'], 'from-id'));
+  if (values['to-id']) range.toId = String(int(values['to-id'], 'to-id'));
+  const since = date(values.since, 'since');
+  const until = date(values.until, 'until');
+  if (since) range.since = since;
+  if (until) range.until = until;
+  if (values['aggregate-type']) range.aggregateType = values['aggregate-type'];
+  if (values['aggregate-id']) range.aggregateId = values['aggregate-id'];
+  return range;
+}
+function requeueIds(): string[] | 'all' {
+  if (!values.all && !values.ids) throw new UsageError('requeue needs --ids 1,2,3 or --all');
+  return values.all ? 'all' : values.ids!.split(',').map((id) => String(int(id.trim(), 'ids')));
+}
+// Every value is checked before anything connects: a typo costs nothing and says so.
+cli.parse(() => {
+  if (command === 'cleanup' || command === 'daemon') policy();
+  if (command === 'daemon') duration(values.every, 'every');
+  if (command === 'partition') int(values['days-ahead'], 'days-ahead');
+  if (command === 'partition' && sub === 'maintain') duration(values.retention, 'retention');
+  if (command === 'replay') replayRange();
+  if (command === 'requeue') requeueIds();
+});
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
 const env = envSchema.parse(process.env);
@@ -100,7 +140,7 @@ try {
     print(await runRetention(pool, policy()));
   } else if (command === 'daemon') {
     const job = new RetentionJob(pool, policy(), {
-      intervalMs: parseDuration(values.every) * 1000,
+      intervalMs: duration(values.every, 'every') * 1000,
       onRun: (report) => console.log(JSON.stringify({ at: new Date().toISOString(), ...report })),
       onError: (error) => console.error(`cleanup pass failed: ${String(error)}`),
     });
@@ -114,7 +154,7 @@ try {
   } else if (command === 'partition' && sub === 'maintain') {
     print(
       await maintainPartitions(pool, {
-        retentionSeconds: parseDuration(values.retention),
+        retentionSeconds: duration(values.retention, 'retention'),
         daysAhead: int(values['days-ahead'], 'days-ahead'),
       }),
     );
@@ -122,15 +162,7 @@ try {
     const partitioned = await isPartitioned(pool);
     print({ partitioned, partitions: partitioned ? await partitions(pool) : [] });
   } else if (command === 'replay') {
-    const range: ReplayRange = {};
-    if (values['from-id']) range.fromId = String(int(values['from-id'], 'from-id'));
-    if (values['to-id']) range.toId = String(int(values['to-id'], 'to-id'));
-    const since = date(values.since, 'since');
-    const until = date(values.until, 'until');
-    if (since) range.since = since;
-    if (until) range.until = until;
-    if (values['aggregate-type']) range.aggregateType = values['aggregate-type'];
-    if (values['aggregate-id']) range.aggregateId = values['aggregate-id'];
+    const range = replayRange();
     const kafka = new Kafka({
       clientId: 'ops-replay',
       brokers: stack.kafkaBrokers,
@@ -158,16 +190,11 @@ try {
   } else if (command === 'dead-letters') {
     print(await listDeadLetters(pool));
   } else if (command === 'requeue') {
-    if (!values.all && !values.ids) throw new Error('requeue needs --ids 1,2,3 or --all');
-    const ids = values.all
-      ? 'all'
-      : values.ids!.split(',').map((id) => String(int(id.trim(), 'ids')));
+    const ids = requeueIds();
     print({ requeued: await requeueDeadLetters(pool, ids) });
-  } else {
-    console.error(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
-    process.exitCode = 1;
   }
 } catch (error) {
+  if (error instanceof UsageError) cli.fail(error.message);
   console.error(error instanceof Error ? error.message : String(error));
   process.exitCode = 1;
 } finally {
