@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { DatabaseSetup } from 'pg-transactional-outbox';
+import type { BenchContext } from './context.ts';
 import { aggregateIdSql, eventTypeSql, headersSql, payloadSql } from './payload.ts';
+import { fmt } from '../stats.ts';
 
 /**
  * The outbox tables the variants run on, each as its authors define it, and bulk
@@ -109,3 +111,53 @@ export const EFFECTS_DDL = `CREATE TABLE bench_effects (
   id BIGSERIAL PRIMARY KEY,
   event_id TEXT NOT NULL,
   applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
+
+const HISTORY_PAYLOAD = JSON.stringify({
+  orderId: '0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f',
+  userId: 42,
+  sku: 'sku-0042',
+  quantity: 3,
+  seq: 1,
+  source: 'bench',
+  customer: { email: 'user42@example.com', name: 'Customer 42' },
+  shippingAddress: {
+    street: '42 Prinsengracht',
+    city: 'Amsterdam',
+    postcode: '1016 GV',
+    country: 'NL',
+  },
+  lines: [{ sku: 'sku-0042', quantity: 3, unitPriceCents: 1999 }],
+  currency: 'EUR',
+  placedAt: '2026-11-01T10:00:00.000Z',
+});
+
+/**
+ * Writes `rows` history rows, 1M per statement, with the aggregate index dropped and
+ * rebuilt afterwards (a bulk load's usual order; the table ends the same). Sent 8 days
+ * ago unless `pending`. Ids continue after any rows already there.
+ */
+export async function history(
+  pool: pg.Pool,
+  rows: number,
+  { pending }: { pending: boolean },
+  ctx: BenchContext,
+  table = 'outbox',
+): Promise<void> {
+  if (table === 'outbox') await pool.query('DROP INDEX IF EXISTS outbox_aggregate_idx');
+  const chunk = 1_000_000;
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1);
+    await pool.query(
+      `INSERT INTO ${table} (aggregate_type, aggregate_id, event_type, payload, headers, created_at, sent_at, topic)
+       SELECT 'order', ${aggregateIdSql('i')}, 'OrderCreated', $1::jsonb, '{"correlationId":"c"}'::jsonb,
+              now() - interval '8 days', ${pending ? 'NULL' : "now() - interval '8 days'"}, ${pending ? 'NULL' : "'orders.events'"}
+       FROM generate_series($2::bigint, $3::bigint) AS s(i)`,
+      [HISTORY_PAYLOAD, from, to],
+    );
+    if (rows > chunk) ctx.progress(`  ${fmt(to)} / ${fmt(rows)} rows`);
+  }
+  if (table === 'outbox') {
+    await pool.query('CREATE INDEX outbox_aggregate_idx ON outbox (aggregate_type, aggregate_id)');
+  }
+  await pool.query(`VACUUM ANALYZE ${table}`);
+}

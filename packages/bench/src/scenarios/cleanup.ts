@@ -2,7 +2,7 @@ import type { BenchContext } from '../env/context.ts';
 import { createSchema } from '../env/db.ts';
 import { markdownTable } from '../report/table.ts';
 import { fmt, ratio, spread, summarize, type Summary } from '../stats.ts';
-import { history } from './growth.ts';
+import { history } from '../env/tables.ts';
 
 /**
  * Scenario 6, cleanup of old sent rows (1M in full mode), both ways the seed names:
