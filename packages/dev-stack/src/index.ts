@@ -2,6 +2,7 @@
  * @outbox/dev-stack: real local infrastructure without Docker (embedded PostgreSQL and a
  * KRaft Kafka broker), plus a process supervisor for the demo's services.
  */
+import { stopConnect } from './connect.ts';
 import { startKafka, stopKafka, kafkaRunning } from './kafka.ts';
 import { probeKafka } from './kafka-probe.ts';
 import { resolveContext, type StackOptions } from './options.ts';
@@ -46,7 +47,9 @@ export async function startStack(opts?: StackOptions): Promise<StackEndpoints> {
 /** Stops the locally started parts; external ones (env overrides) are left alone. */
 export async function stopStack(opts?: StackOptions): Promise<void> {
   const ctx = resolveContext(opts);
-  // One after the other: each rewrites stack.json (read-modify-write).
+  // One after the other: each rewrites stack.json (read-modify-write). Connect first:
+  // dropping its replication slot needs PostgreSQL up.
+  await stopConnect(opts);
   await stopKafka(ctx);
   await stopPostgres(ctx);
 }
@@ -158,4 +161,14 @@ export async function restartPostgres(opts: PostgresRestartOptions = {}): Promis
 
 export { startCluster, KafkaCluster, type ClusterOptions, type ClusterNode } from './cluster.ts';
 export { findRepoRoot, stackPaths, type StackPaths } from './paths.ts';
+export {
+  startConnect,
+  stopConnect,
+  connectState,
+  connectorStatus,
+  type ConnectOptions,
+  type ConnectEndpoints,
+  type ConnectorStatus,
+} from './connect.ts';
+export type { ConnectState } from './state.ts';
 export { commandLine, UsageError, type CommandLine } from './command-line.ts';

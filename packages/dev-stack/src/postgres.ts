@@ -150,6 +150,15 @@ async function spawnPostmaster(ctx: StackContext, port: number): Promise<number>
         // dashboard-api test saw "too many clients already" at 100).
         '-c',
         'max_connections=400',
+        // Logical decoding for the seed's alternative relay (Debezium CDC reads the
+        // outbox from the WAL through a replication slot). Its writer cost against
+        // 'replica' is measured by the bench's CDC scenario.
+        '-c',
+        'wal_level=logical',
+        '-c',
+        'max_replication_slots=10',
+        '-c',
+        'max_wal_senders=10',
       ],
       { ...ids, detached: true, stdio: ['ignore', fd, fd], env: { ...ctx.env, LC_MESSAGES: 'C' } },
     );

@@ -17,10 +17,24 @@ export interface KafkaState {
   brokers: string[];
 }
 
+/** What the dev-stack remembers about the Kafka Connect (Debezium) it started. */
+export interface ConnectState {
+  pid: number;
+  restPort: number;
+  schema: string;
+  topic: string;
+  connector: string;
+  /** Replication slot and publication (same name), dropped on stop. */
+  slot: string;
+  offsetsFile: string;
+  databaseUrl: string;
+}
+
 /** Contents of `<dataDir>/stack.json`. */
 export interface StackState {
   postgres?: PostgresState;
   kafka?: KafkaState;
+  connect?: ConnectState | undefined;
   updatedAt?: string;
 }
 
