@@ -299,6 +299,13 @@ function missedClasses(): Case[] {
       headers: { 'idempotency-key': 'deep-1' },
       ...invalid,
     },
+    // Passed on the old code too, kept as a guard: a __proto__ key is an own property
+    // after JSON.parse, it does not lend the body a userId.
+    {
+      name: '__proto__ carrying userId',
+      body: '{"__proto__":{"userId":1},"sku":"sku-1","quantity":1}',
+      ...invalid,
+    },
     // Huge and compressed bodies.
     {
       name: 'chunked body over the limit',
