@@ -79,3 +79,14 @@ export {
   pinoLogCreator,
   type KafkaConnectionConfig,
 } from './service/kafka.ts';
+export { unstorableText } from './db/text.ts';
+export { clientText, clientTextProblem, type ClientTextOptions } from './service/client-text.ts';
+export {
+  parseClientJson,
+  byteSize,
+  ClientJsonError,
+  DEFAULT_MAX_JSON_DEPTH,
+  type ClientInputIssue,
+  type ClientJsonOptions,
+} from './service/client-json.ts';
+export { clientErrorOf, type ClientErrorAnswer } from './service/http-client-errors.ts';

@@ -101,6 +101,20 @@ describe('OutboxWriter.append', () => {
       PayloadNotSerializableError,
     ],
     ['missing aggregate id', { ...event('o1'), aggregateId: '' }, InvalidEventError],
+    // What JSONB / text cannot store: PostgreSQL would fail the INSERT (a 500 upstream).
+    ['NUL in the payload', event('o1', { reason: 'a\u0000b' }), PayloadNotSerializableError],
+    ['NUL in a payload key', event('o1', { 'a\u0000': 1 }), PayloadNotSerializableError],
+    [
+      'unpaired surrogate in the payload',
+      event('o1', { reason: '\ud800' }),
+      PayloadNotSerializableError,
+    ],
+    [
+      'NUL in a header',
+      { ...event('o1'), headers: { correlationId: 'c\u0000' } },
+      PayloadNotSerializableError,
+    ],
+    ['NUL in the aggregate id', { ...event('o1'), aggregateId: 'o\u0000' }, InvalidEventError],
   ])('%s → typed error, business transaction rolled back', async (_name, bad, errorClass) => {
     await expect(
       withTransaction(db.pool, async (c) => {
@@ -118,5 +132,12 @@ describe('OutboxWriter.append', () => {
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect((error as PayloadTooLargeError).bytes).toBeGreaterThan(2_000_000);
     expect((error as Error).message).toMatch(/reference/);
+  });
+
+  it('stores what only looks like NUL or a surrogate, and real pairs (emoji)', async () => {
+    const payload = { path: 'C:\\u0000', escaped: '\\ud800', emoji: 'ok 😀', rtl: 'إلغاء' };
+    await withTransaction(db.pool, (c) => writer.append(c, event('o1', payload)));
+    const { rows } = await db.pool.query('SELECT payload FROM outbox');
+    expect(rows[0].payload).toEqual(payload);
   });
 });

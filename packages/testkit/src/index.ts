@@ -19,3 +19,4 @@ export {
 } from './process.ts';
 export { sleep, waitFor } from './wait.ts';
 export { dropRole, listenersOn, secretRole } from './exposure.ts';
+export { rawRequest, type RawRequest, type RawResponse } from './raw-http.ts';

@@ -1,4 +1,4 @@
-import { baseConfigSchema, parseConfig } from '@outbox/core';
+import { baseConfigSchema, byteSize, parseConfig } from '@outbox/core';
 import { z } from 'zod';
 
 /** How an order's events leave the service: through the outbox, or the naive dual write. */
@@ -13,7 +13,10 @@ export const configSchema = baseConfigSchema.extend({
   /** Mode when neither the request nor the `order_mode` demo setting chooses one. */
   DEFAULT_MODE: z.enum(orderModes).default('outbox'),
   /** Largest JSON body accepted (body-parser syntax: '16kb', '1mb', …). */
-  BODY_LIMIT: z.string().min(1).default('16kb'),
+  BODY_LIMIT: z
+    .string()
+    .refine((s) => byteSize(s) !== undefined, 'a size like 16kb, 1mb or 4096')
+    .default('16kb'),
 });
 export type AppConfig = z.infer<typeof configSchema>;
 

@@ -1,3 +1,4 @@
+import { unstorableText } from '../db/text.ts';
 import { InvalidEventError, PayloadNotSerializableError, PayloadTooLargeError } from '../errors.ts';
 
 /** An event to append to the outbox, in the seed's vocabulary. */
@@ -33,8 +34,16 @@ export interface SerializedEvent {
 
 function toJson(value: unknown, what: string): string {
   let json: string | undefined;
+  // Every key and string on the way: JSONB cannot store NUL or an unpaired
+  // surrogate, and PostgreSQL's error for them would be a 500 far from the cause.
+  // (A search of the JSON text for "\\u0000" also matched an escaped backslash.)
+  let unstorable: string | undefined;
+  const check = (key: string, v: unknown): unknown => {
+    unstorable ??= unstorableText(key) ?? (typeof v === 'string' ? unstorableText(v) : undefined);
+    return v;
+  };
   try {
-    json = JSON.stringify(value);
+    json = JSON.stringify(value, check);
   } catch (cause) {
     throw new PayloadNotSerializableError(`${what} cannot be serialised to JSON`, { cause });
   }
@@ -43,6 +52,9 @@ function toJson(value: unknown, what: string): string {
       `${what} serialises to nothing (undefined or a function)`,
     );
   }
+  if (unstorable) {
+    throw new PayloadNotSerializableError(`${what} ${unstorable}`);
+  }
   return json;
 }
 
@@ -50,6 +62,8 @@ function requireText(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new InvalidEventError(`${field} must be a non-empty string`);
   }
+  const unstorable = unstorableText(value);
+  if (unstorable) throw new InvalidEventError(`${field} ${unstorable}`);
   return value;
 }
 
@@ -64,12 +78,6 @@ export function serializeEvent(event: OutboxEvent, maxPayloadBytes: number): Ser
     if (typeof value !== 'string') throw new InvalidEventError(`header "${key}" must be a string`);
   }
   const payloadJson = toJson(event.payload, 'payload');
-  // JSONB cannot store \u0000; PostgreSQL would reject the row with a less clear error.
-  if (payloadJson.includes('\\u0000')) {
-    throw new PayloadNotSerializableError(
-      'payload contains a NUL character, which JSONB cannot store',
-    );
-  }
   const bytes = Buffer.byteLength(payloadJson, 'utf8');
   if (bytes > maxPayloadBytes) throw new PayloadTooLargeError(bytes, maxPayloadBytes);
   return {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from '@outbox/core';
+import { clientErrorOf, type Logger } from '@outbox/core';
 import type { z } from 'zod';
 import type { ApiError } from '../contract.ts';
 
@@ -36,14 +36,6 @@ export function parseOr400<S extends z.ZodType>(
   return result.data;
 }
 
-// body-parser's error types (it sets `type` and `status` on what it throws).
-const bodyParserErrors: Record<string, { status: number; message: string }> = {
-  'entity.parse.failed': { status: 400, message: 'malformed JSON body' },
-  'entity.too.large': { status: 413, message: 'request body too large' },
-  'encoding.unsupported': { status: 415, message: 'unsupported content encoding' },
-  'charset.unsupported': { status: 415, message: 'unsupported charset' },
-};
-
 /** Unknown API paths are JSON 404s like every other error. */
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new HttpError(404, `no route for ${req.method} ${req.originalUrl.split('?')[0]}`));
@@ -67,10 +59,13 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       res.status(error.status).json(body);
       return;
     }
-    const type = (error as { type?: unknown } | null)?.type;
-    const known = typeof type === 'string' ? bodyParserErrors[type] : undefined;
+    // The framework's and core's errors that the request caused (body-parser, a URL
+    // that does not decode): never a 500.
+    const known = clientErrorOf(error);
     if (known) {
-      res.status(known.status).json({ error: known.message } satisfies ApiError);
+      const body: ApiError = { error: known.message };
+      if (known.issues) body.issues = known.issues.map(({ path, message }) => ({ path, message }));
+      res.status(known.status).json(body);
       return;
     }
     log.error({ err: error, method: req.method, path: req.path }, 'unhandled error');

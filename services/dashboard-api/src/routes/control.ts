@@ -1,7 +1,6 @@
 import { requeueQuery } from '@outbox/core';
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
-import { z } from 'zod';
 import {
   armRequestSchema,
   failurePointNameSchema,
@@ -11,6 +10,7 @@ import {
   type ResetResponse,
 } from '../contract.ts';
 import type { ChaosPanel } from '../chaos/failure-points.ts';
+import { bigintId } from '../http/client-input.ts';
 import { HttpError, parseOr400 } from '../http/errors.ts';
 import { jsonBody } from '../http/json-body.ts';
 import type { DashboardMetrics } from '../metrics.ts';
@@ -28,8 +28,6 @@ export interface ControlDeps {
   token: string | undefined;
   metrics: DashboardMetrics;
 }
-
-const outboxId = z.string().regex(/^\d{1,19}$/, 'an outbox id is a positive integer');
 
 /**
  * The control endpoints: they change the running system, so each needs the token
@@ -77,7 +75,7 @@ export function controlRouter(deps: ControlDeps): Router {
   });
 
   router.post('/api/outbox/:id/requeue', counted('requeue'), control, ...body, async (req, res) => {
-    const id = parseOr400(outboxId, req.params.id, 'outbox id');
+    const id = parseOr400(bigintId, req.params.id, 'outbox id');
     const found = await deps.pool.query<OutboxDbRow>(
       `SELECT ${outboxColumns} FROM outbox WHERE id = $1::bigint`,
       [id],

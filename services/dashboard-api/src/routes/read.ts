@@ -5,12 +5,12 @@ import { z } from 'zod';
 import {
   MAX_TRAFFIC_RATE,
   SCENARIOS,
-  outboxQuerySchema,
   type AuditResponse,
   type EventsResponse,
   type StateResponse,
 } from '../contract.ts';
 import type { ChaosPanel } from '../chaos/failure-points.ts';
+import { outboxQuery } from '../http/client-input.ts';
 import { HttpError, parseOr400 } from '../http/errors.ts';
 import { orderJourney } from '../ops/journey.ts';
 import { browseOutbox } from '../ops/outbox-browser.ts';
@@ -61,7 +61,7 @@ export function readRouter(deps: ReadDeps): Router {
   });
 
   router.get('/api/outbox', async (req, res) => {
-    const query = parseOr400(outboxQuerySchema, req.query, 'query');
+    const query = parseOr400(outboxQuery, req.query, 'query');
     res.json(await browseOutbox(deps.pool, query));
   });
 

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from '@outbox/core';
+import { clientErrorOf, type Logger } from '@outbox/core';
 import type { z } from 'zod';
 
 /** An error that is the client's fault (or a known outcome): status + message, safe to show. */
@@ -22,16 +22,6 @@ export function zodDetails(error: z.ZodError): { path: string; message: string; 
     code: i.code,
   }));
 }
-
-// body-parser's error types (it sets `type` and `status` on what it throws).
-const bodyParserErrors: Record<string, { status: number; message: string }> = {
-  'entity.parse.failed': { status: 400, message: 'malformed JSON body' },
-  'entity.too.large': { status: 413, message: 'request body too large' },
-  'encoding.unsupported': { status: 415, message: 'unsupported content encoding' },
-  'charset.unsupported': { status: 415, message: 'unsupported charset' },
-  'request.aborted': { status: 400, message: 'request aborted' },
-  'request.size.invalid': { status: 400, message: 'request size did not match content-length' },
-};
 
 /** The fallback route: an unknown path is a JSON 404 like every other error. */
 export const notFound: RequestHandler = (req, _res, next) => {
@@ -61,10 +51,15 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
         );
       return;
     }
-    const type = (error as { type?: unknown } | null)?.type;
-    const known = typeof type === 'string' ? bodyParserErrors[type] : undefined;
+    // The framework's and core's errors that the request caused (body-parser, a URL
+    // that does not decode, a payload the outbox cannot store): never a 500.
+    const known = clientErrorOf(error);
     if (known) {
-      res.status(known.status).json({ error: known.message });
+      res
+        .status(known.status)
+        .json(
+          known.issues ? { error: known.message, details: known.issues } : { error: known.message },
+        );
       return;
     }
     log.error({ err: error, method: req.method, path: req.path }, 'unhandled error');

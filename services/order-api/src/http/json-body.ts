@@ -1,15 +1,20 @@
+import { byteSize, ClientJsonError, parseClientJson } from '@outbox/core';
 import express, { type RequestHandler } from 'express';
 import { HttpError } from './errors.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
- * A route's body parsing: 415 for a body that is not JSON, then express.json with
- * the size limit (413) and strict parsing (400 for malformed JSON). A POST without
- * a body (Content-Length: 0, as fetch sends for `/pay`) passes with no body.
+ * A route's body parsing: 415 for a body that is not JSON, the size limit (413), then
+ * core's parseClientJson: UTF-8 only (415 for another charset), and 400 with details
+ * for malformed JSON, duplicate keys, deep nesting, NUL or unpaired surrogates and
+ * numbers past 2^53 — the one rule every JSON body here passes. A POST without a body
+ * (Content-Length: 0, as fetch sends for `/pay`) passes with no body.
  */
 export function jsonBody(limit: string): RequestHandler[] {
-  const requireJson: RequestHandler = (req, _res, next) => {
+  const maxBytes = byteSize(limit);
+  if (maxBytes === undefined) throw new Error(`body limit "${limit}" is not a size like 16kb`);
+  const requireJson: RequestHandler = (req, res, next) => {
     const length = req.get('content-length');
     const hasBody =
       req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
@@ -17,7 +22,28 @@ export function jsonBody(limit: string): RequestHandler[] {
       next(new HttpError(415, 'Content-Type must be application/json'));
       return;
     }
+    // body-parser would read (and drop) a declared 10 GB before it answers 413: answer
+    // now, and close the connection rather than read the body.
+    if (length !== undefined && Number(length) > maxBytes) {
+      res.set('Connection', 'close');
+      next(new HttpError(413, 'request body too large'));
+      return;
+    }
     next();
   };
-  return [requireJson, express.json({ limit, strict: true, type: JSON_TYPES })];
+  const parse: RequestHandler = (req, _res, next) => {
+    if (!Buffer.isBuffer(req.body)) {
+      next();
+      return;
+    }
+    try {
+      req.body = parseClientJson(req.body, { contentType: req.get('content-type') });
+      next();
+    } catch (error) {
+      if (!(error instanceof ClientJsonError)) throw error;
+      const details = error.issues.length > 0 ? error.issues : undefined;
+      next(new HttpError(error.kind === 'charset' ? 415 : 400, error.message, details));
+    }
+  };
+  return [requireJson, express.raw({ limit: maxBytes, type: JSON_TYPES }), parse];
 }

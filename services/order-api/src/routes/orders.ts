@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { clientText } from '@outbox/core';
 import { Router, type Request, type Response } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
@@ -15,12 +16,15 @@ import type { TransitionAction, TransitionHandler } from '../orders/transition.t
 const int32 = z.number().int().positive().max(2_147_483_647);
 const createOrderBody = z.object({
   userId: int32,
-  sku: z.string().min(1).max(200),
+  // clientText: no NUL, unpaired surrogate or control character (core's one rule).
+  sku: clientText({ max: 200 }),
   quantity: int32,
   mode: z.enum(orderModes).optional(),
 });
 const modeQuery = z.object({ mode: z.enum(orderModes).optional() });
-const cancelBody = z.object({ reason: z.string().max(1_000).optional() }).optional();
+const cancelBody = z
+  .object({ reason: clientText({ max: 1_000, min: 0, multiline: true }).optional() })
+  .optional();
 const payBody = z.object({}).optional();
 
 // Any UUID-shaped id; anything else cannot be an order (and would make PostgreSQL
