@@ -155,8 +155,7 @@ export const FAILURE_POINTS: readonly FailurePointInfo[] = [
     appliesTo: 'naive',
     description:
       'In naive mode order-api commits the order, then its connection to Kafka is really closed before the produce, so the event is never sent.',
-    watch:
-      'Watch "orders without events" go up: the order exists and the warehouse never hears of it.',
+    watch: 'Watch "never published" go up: the order exists and the warehouse never hears of it.',
     scenario: 'network_after_commit',
   },
   {
