@@ -38,8 +38,8 @@ const judge = (alias: string, settle: string) => `
   ${sent(alias)} AS sent`;
 
 /**
- * Orders without events (the seed's "network died after commit"), counted without a
- * full scan per tick.
+ * Orders without events (as audit() counts them; UndeliveredOrders then tells the
+ * never published from the not yet consumed), counted without a full scan per tick.
  *
  * Each tick judges only the orders that came of age since the last one: created in
  * (last bound, now() - settle] (orders_created_at_idx), each with three index probes.
