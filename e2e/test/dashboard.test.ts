@@ -40,8 +40,18 @@ describe('the dashboard', () => {
     await setTraffic(page, 'Stop');
     await expect.poll(() => pendingShown(page), within).toBe(0);
     // Outbox mode, nothing broken: every invariant holds.
-    for (const key of ['ordersWithoutEvents', 'phantomEvents', 'doubleProcessed', 'fifoViolations'])
+    for (const key of [
+      'neverPublished',
+      'publishedNotConsumed',
+      'phantomEvents',
+      'doubleProcessed',
+      'fifoViolations',
+    ])
       expect(await tileValue(page, key), key).toBe(0);
+    // The consumer group read from Kafka: caught up once the traffic stopped.
+    await expect
+      .poll(() => page.getByTestId('consumer-state').getAttribute('data-state'), within)
+      .toBe('caught_up');
   });
 
   it('fits a phone-width screen and keeps every failure button reachable', async () => {

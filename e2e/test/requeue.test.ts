@@ -46,8 +46,9 @@ describe('outbox browser', () => {
     const row = page.getByTestId(`outbox-row-${outboxId}`);
     await expect.poll(() => row.count(), within).toBe(1);
     await expect(row.innerText()).resolves.toContain('dead');
-    // A dead-lettered OrderCreated is an order without its event, until someone acts.
-    await expect.poll(() => tileValue(page, 'ordersWithoutEvents'), within).toBe(1);
+    // A dead-lettered OrderCreated (under a type the relay does not route) is an order
+    // whose event was never published, until someone acts.
+    await expect.poll(() => tileValue(page, 'neverPublished'), within).toBe(1);
     await screenshot('outbox-dead-lettered');
 
     // Fix the cause (the aggregate type), then requeue from the browser.
@@ -60,7 +61,7 @@ describe('outbox browser', () => {
     await browser.getByRole('button', { name: 'Sent' }).click();
     await expect.poll(() => row.count(), within).toBe(1);
     await expect(row.innerText()).resolves.toContain('sent');
-    await expect.poll(() => tileValue(page, 'ordersWithoutEvents'), within).toBe(0);
+    await expect.poll(() => tileValue(page, 'neverPublished'), within).toBe(0);
 
     // The order's journey, from the row's link: every step done, reserved once.
     await row.getByTitle(/Show the journey/).click();

@@ -2,6 +2,7 @@ import { MAX_TRAFFIC_RATE } from '@outbox/dashboard-api/contract';
 import { useState } from 'react';
 import { useDashboardState } from './api/queries.ts';
 import { useLiveStats } from './api/use-live-stats.ts';
+import { ConsumerGroupPanel } from './components/ConsumerGroupPanel.tsx';
 import { Controls } from './components/Controls.tsx';
 import { EventFeed } from './components/EventFeed.tsx';
 import { FailurePanel } from './components/FailurePanel.tsx';
@@ -122,6 +123,13 @@ export function App() {
               subtitle="Under a supervisor that restarts what dies."
             >
               <ProcessList processes={stats?.processes} />
+            </Panel>
+            <Panel
+              id="consumer"
+              title="Consumer group"
+              subtitle="inventory-consumer's committed offsets against the end of each partition, read from Kafka."
+            >
+              <ConsumerGroupPanel group={stats?.consumerGroup} />
             </Panel>
             <Panel id="journey" title="Order journey">
               <OrderJourney orderId={orderId} onOrder={setOrderId} />

@@ -39,6 +39,7 @@ describe('trackHits + highlightedRow', () => {
     const m3 = statsMessage({
       at: at(3),
       invariants: { ...invariants, duplicatesCaught: 1, ordersWithoutEvents: 1 },
+      scenarios: { counts: { network_after_commit: 1 } },
       latestAnomaly: {
         kind: 'order_without_event',
         scenario: 'network_after_commit',
@@ -51,6 +52,7 @@ describe('trackHits + highlightedRow', () => {
       ...m3,
       at: at(4),
       invariants: { ...invariants, duplicatesCaught: 1, ordersWithoutEvents: 0 },
+      scenarios: { counts: { network_after_commit: 0 } },
     });
     let hits = trackHits({}, undefined, m1);
     hits = trackHits(hits, m1, m2);
@@ -70,6 +72,7 @@ describe('trackHits + highlightedRow', () => {
       scenarios: {
         latest: { id: 'happy_path', at: at(9), orderId: null },
         latestFailure: { id: 'network_after_commit', at: at(2), orderId: 'o7' },
+        counts: { network_after_commit: 1 },
       },
       latestAnomaly: {
         kind: 'fifo_violation',
@@ -89,6 +92,75 @@ describe('trackHits + highlightedRow', () => {
     const m2 = statsMessage({ at: at(2) });
     const hits = trackHits(trackHits({}, undefined, m1), m1, m2);
     expect(hits).toEqual({});
+  });
+
+  it('names "Network dies after commit" for a naive order never published', () => {
+    const m1 = statsMessage({ at: at(1), settings: { mode: 'naive', trafficRate: 5 } });
+    const m2 = statsMessage({
+      at: at(2),
+      settings: { mode: 'naive', trafficRate: 5 },
+      invariants: { ...invariants, ordersWithoutEvents: 1, neverPublished: 1 },
+      scenarios: { counts: { network_after_commit: 1 } },
+      latestAnomaly: {
+        kind: 'order_without_event',
+        scenario: 'network_after_commit',
+        at: at(2),
+        aggregateId: 'o1',
+        detail: 'order o1 (naive) has no event: never published',
+      },
+    });
+    const hits = trackHits(trackHits({}, undefined, m1), m1, m2);
+    expect(highlightedRow(m2, hits, false)).toMatchObject({
+      row: 'network_after_commit',
+      tone: 'failure',
+    });
+  });
+
+  it('never names a naive scenario for outbox orders without events: waiting, or lost by a defect', () => {
+    const group = {
+      groupId: 'inventory',
+      topic: 'orders.events',
+      members: 0,
+      lag: 6,
+      partitions: [0, 1, 2].map((partition) => ({
+        partition,
+        committed: '1',
+        highWatermark: '3',
+        lag: 2,
+      })),
+      movedAt: at(0),
+      stallAfterSeconds: 15,
+      readAt: at(3),
+      error: null,
+    };
+    const m1 = statsMessage({ at: at(1) });
+    // Published, not consumed: the consumer is behind, then stalled.
+    const m2 = statsMessage({
+      at: at(2),
+      invariants: { ...invariants, ordersWithoutEvents: 6, publishedNotConsumed: 6 },
+      consumerGroup: { ...group, state: 'behind' },
+    });
+    let hits = trackHits(trackHits({}, undefined, m1), m1, m2);
+    expect(highlightedRow(m2, hits, false)).toBeNull();
+    const m3 = statsMessage({ ...m2, at: at(3), consumerGroup: { ...group, state: 'stalled' } });
+    hits = trackHits(hits, m2, m3);
+    expect(highlightedRow(m3, hits, false)).toMatchObject({ row: 'consumer_stalled' });
+    // An outbox order really lost (a relay defect): red tile, but not the naive scenario,
+    // even from an older server that still tags it so in the anomaly's kind.
+    const m4 = statsMessage({
+      at: at(4),
+      invariants: { ...invariants, ordersWithoutEvents: 1, neverPublished: 1 },
+      latestAnomaly: {
+        kind: 'order_without_event',
+        scenario: null,
+        at: at(4),
+        aggregateId: 'o9',
+        detail: 'order o9 (outbox) has no event on the topic although marked sent',
+      },
+    });
+    hits = trackHits(hits, m3, m4);
+    expect(hits.network_after_commit).toBeUndefined();
+    expect(highlightedRow(m4, hits, false)?.row).not.toBe('network_after_commit');
   });
 
   it('puts an open Kafka outage first', () => {

@@ -55,6 +55,13 @@ export const configSchema = baseConfigSchema
      * consumer may be restarting or Kafka briefly away. Same idea as audit's settleSeconds.
      */
     SETTLE_SECONDS: z.coerce.number().min(0).max(600).default(5),
+    /** inventory-consumer's group, whose lag is shown; defaults to `${TOPIC_PREFIX}inventory`, as there. */
+    CONSUMER_GROUP_ID: z.string().min(1).optional(),
+    /**
+     * Lag held this long without the group's committed offsets moving: the consumer is
+     * shown stalled. Above a rebalance (the consumer's session is 10 s), below an outage.
+     */
+    CONSUMER_STALL_SECONDS: z.coerce.number().min(1).max(3_600).default(15),
   })
   .superRefine((c, ctx) => {
     // Control endpoints are a way into the system: open only to this machine, or to

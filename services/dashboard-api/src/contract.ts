@@ -8,8 +8,15 @@
  * Stability: changes are additive only (new optional fields, new endpoints, new enum
  * members announced here first). Changelog:
  *   v1 — initial contract.
+ *   v1, addition — `invariants.neverPublished` / `publishedNotConsumed` (orders without
+ *        events told apart) and `consumerGroup` (lag per partition, stalled), both
+ *        optional; an order without events names the seed's "network died after commit"
+ *        only when it was written in naive mode.
  */
 import { z } from 'zod';
+import { consumerGroupSchema } from './contract/consumer-group.ts';
+
+export * from './contract/consumer-group.ts';
 
 export const CONTRACT_VERSION = 1;
 
@@ -148,8 +155,7 @@ export const FAILURE_POINTS: readonly FailurePointInfo[] = [
     appliesTo: 'naive',
     description:
       'In naive mode order-api commits the order, then its connection to Kafka is really closed before the produce, so the event is never sent.',
-    watch:
-      'Watch "orders without events" go up: the order exists and the warehouse never hears of it.',
+    watch: 'Watch "never published" go up: the order exists and the warehouse never hears of it.',
     scenario: 'network_after_commit',
   },
   {
@@ -231,8 +237,19 @@ export const SOCKET_EVENTS = {
 } as const;
 
 export const invariantsSchema = z.object({
-  /** Orders older than the settle window whose OrderCreated never reached the consumer and is not pending. */
+  /** Orders older than the settle window whose OrderCreated never reached the consumer and is not pending (= audit()). */
   ordersWithoutEvents: z.number().int(),
+  /**
+   * Of those, the really lost: no event is waiting on the topic (naive: the network
+   * dropped after commit; outbox: no sent row, or the group consumed past where it
+   * would be). Judged from the group's offsets once it has read past the order.
+   */
+  neverPublished: z.number().int().optional(),
+  /**
+   * Of those, the ones whose event is (naive: may be) on the topic ahead of the group's
+   * committed offset: consumer lag or a stalled consumer, late but not lost.
+   */
+  publishedNotConsumed: z.number().int().optional(),
   /** Distinct orders whose OrderCreated was delivered although the order does not exist. */
   phantomEvents: z.number().int(),
   /** Deliveries beyond the first of the same event (per consumer). */
@@ -327,7 +344,11 @@ export type AnomalyKind = z.infer<typeof anomalyKindSchema>;
 
 export const anomalySchema = z.object({
   kind: anomalyKindSchema,
-  /** The seed scenario it matches (order_without_event → network_after_commit, phantom_event → network_after_publish), else null. */
+  /**
+   * The seed scenario it matches, else null: phantom_event → network_after_publish;
+   * order_without_event → network_after_commit only for an order written in naive mode
+   * and never published (in outbox mode a lost event is a defect, not that scenario).
+   */
   scenario: scenarioIdSchema.nullable(),
   at: isoTime,
   aggregateId: z.string().nullable(),
@@ -391,6 +412,8 @@ export const statsMessageSchema = z.object({
   /** The last anomaly of any kind since the last reset. */
   latestAnomaly: anomalySchema.nullable(),
   chaosEnabled: z.boolean(),
+  /** inventory-consumer's group on orders.events, read from Kafka (lag per partition, stalled). */
+  consumerGroup: consumerGroupSchema.optional(),
 });
 export type StatsMessage = z.infer<typeof statsMessageSchema>;
 

@@ -1,6 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '@outbox/core';
+import { demoTopics, kafkaClient, type Logger } from '@outbox/core';
 import type { Pool } from 'pg';
 import { Server as SocketServer } from 'socket.io';
 import { createApp } from './app.ts';
@@ -9,6 +9,7 @@ import { defaultOrigins, type DashboardConfig } from './config.ts';
 import { SOCKET_EVENTS } from './contract.ts';
 import { DashboardMetrics } from './metrics.ts';
 import { OriginPolicy } from './security/origins.ts';
+import { ConsumerLagMonitor } from './stats/consumer-lag.ts';
 import { StatsEngine } from './stats/engine.ts';
 
 export interface Dashboard {
@@ -34,7 +35,16 @@ export async function startDashboard(deps: {
 }): Promise<Dashboard> {
   const { config, pool, log } = deps;
   const metrics = new DashboardMetrics();
+  // Kafka, for the consumer group's lag only: the dashboard produces and consumes nothing.
+  const consumerLag = new ConsumerLagMonitor({
+    kafka: kafkaClient(config, 'dashboard-api', log),
+    groupId: config.CONSUMER_GROUP_ID ?? `${config.TOPIC_PREFIX}inventory`,
+    topic: demoTopics(config.TOPIC_PREFIX).orders,
+    stallMs: config.CONSUMER_STALL_SECONDS * 1000,
+    log,
+  });
   const engine = new StatsEngine({
+    consumerLag,
     pool,
     log,
     intervalMs: config.STATS_INTERVAL_MS,
@@ -73,9 +83,11 @@ export async function startDashboard(deps: {
   if (!config.ALLOWED_ORIGINS) origins.set(defaultOrigins(port));
   // Listening first: deriving the counters from scratch takes seconds on a big
   // database (bench:tick), and /healthz should answer meanwhile ("starting").
+  consumerLag.start();
   try {
     await engine.start();
   } catch (error) {
+    await consumerLag.stop();
     await new Promise<void>((resolve) => {
       void io.close(() => resolve());
       http.closeAllConnections();
@@ -95,6 +107,7 @@ export async function startDashboard(deps: {
     close() {
       closing ??= (async () => {
         await engine.stop();
+        await consumerLag.stop();
         await new Promise<void>((resolve) => {
           void io.close(() => resolve());
           http.closeAllConnections();

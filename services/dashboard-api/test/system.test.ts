@@ -207,6 +207,8 @@ describe('dashboard-api on the running system', () => {
     const m = await stats('zeroed', (s) => s.totals.orders === 0 && s.totals.deliveries === 0);
     expect(m.invariants).toEqual({
       ordersWithoutEvents: 0,
+      neverPublished: 0,
+      publishedNotConsumed: 0,
       phantomEvents: 0,
       duplicatesDelivered: 0,
       duplicatesCaught: 0,

@@ -27,7 +27,9 @@ export function InvariantTiles({ invariants }: { invariants: Invariants | undefi
             {formatCount(t.value)}
           </span>
           <span className="tile-hint">
-            {t.severity !== 'ok' ? <b className="tile-badge">{BADGE[t.severity]}</b> : null}{' '}
+            {t.severity !== 'ok' ? (
+              <b className="tile-badge">{t.badge ?? BADGE[t.severity]}</b>
+            ) : null}{' '}
             {t.hint}
           </span>
         </li>

@@ -12,8 +12,9 @@ export interface Highlight {
 }
 
 /**
- * The row that just happened: an open Kafka outage first (it is happening now), else the
- * most recent row hit whose counter still shows it, else the happy path when orders flow.
+ * The row that just happened: an open Kafka outage first (it is happening now), then a
+ * stalled consumer (also now), else the most recent row hit whose counter still shows
+ * it, else the happy path when orders flow.
  */
 export function highlightedRow(
   stats: StatsMessage | undefined,
@@ -26,6 +27,16 @@ export function highlightedRow(
       tone: 'failure',
       at: null,
       detail: 'Kafka is unreachable for the workers now',
+    };
+  // Also happening now: events wait on the topic (an order without events in outbox
+  // mode is this, not the naive "network dies after commit").
+  const group = stats?.consumerGroup;
+  if (group?.state === 'stalled')
+    return {
+      row: 'consumer_stalled',
+      tone: 'failure',
+      at: null,
+      detail: `${group.groupId}: lag ${group.lag}, offsets still for ${group.stallAfterSeconds} s or more`,
     };
   let latest: Highlight | null = null;
   for (const [row, hit] of Object.entries(hits) as [RowId, { at: string; detail: string }][]) {

@@ -15,6 +15,8 @@ export interface InvariantTile {
   severity: Severity;
   /** One line under the number. */
   hint: string;
+  /** The badge, when the severity's own word does not fit. */
+  badge?: string;
 }
 
 const broken = (n: number): Severity => (n > 0 ? 'broken' : 'ok');
@@ -22,13 +24,26 @@ const broken = (n: number): Severity => (n > 0 ? 'broken' : 'ok');
 /** The counters, in the order a learner reads them. */
 export function invariantTiles(inv: Invariants): InvariantTile[] {
   const deadLettered = inv.outboxDeadLettered + inv.consumerDeadLettered;
+  const neverPublished = inv.neverPublished ?? inv.ordersWithoutEvents;
+  const waiting = inv.publishedNotConsumed ?? 0;
   return [
+    // "Orders without events" told apart: an event that never reached the topic is lost;
+    // one on the topic that the consumer has not read is late (lag, a stalled consumer).
+    // A server without the split counts them all as lost, as before.
     {
-      key: 'ordersWithoutEvents',
-      label: 'Orders without events',
-      value: inv.ordersWithoutEvents,
-      severity: broken(inv.ordersWithoutEvents),
-      hint: 'committed, never delivered: lost events',
+      key: 'neverPublished',
+      label: 'Never published',
+      value: neverPublished,
+      severity: broken(neverPublished),
+      hint: 'committed, no event on the topic: lost',
+    },
+    {
+      key: 'publishedNotConsumed',
+      label: 'Published, not consumed',
+      value: waiting,
+      severity: waiting > 0 ? 'warn' : 'ok',
+      badge: 'late',
+      hint: 'on the topic, the consumer behind: not lost',
     },
     {
       key: 'phantomEvents',

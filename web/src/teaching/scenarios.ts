@@ -5,7 +5,8 @@ import { SCENARIOS as SEED_SCENARIOS, type ScenarioId } from '@outbox/dashboard-
  * сбое", from the contract), then the outbox's own at-least-once cases from the seed's
  * pitfalls. Each row says what happens and what the outbox + inbox do about it.
  */
-export type RowId = ScenarioId | 'outage' | 'duplicate' | 'double_processed' | 'reordering';
+export type RowId =
+  ScenarioId | 'outage' | 'consumer_stalled' | 'duplicate' | 'double_processed' | 'reordering';
 
 export interface ScenarioRow {
   id: RowId;
@@ -56,6 +57,16 @@ export const SCENARIO_ROWS: readonly ScenarioRow[] = [
     consequence: 'Naive: every order of the window loses its event.',
     fix: 'Pending and lag grow, then drain: late, never lost.',
     button: 'Kafka outage 10 s',
+  },
+  {
+    id: 'consumer_stalled',
+    group: 'outbox',
+    title: 'The consumer stops consuming',
+    db: 'OK',
+    kafka: 'OK, waiting',
+    consequence:
+      'Orders have no applied event yet: published, not consumed. The group’s lag grows and its offsets stand still.',
+    fix: 'Late, not lost: the events wait on the topic, and a consumer that moves again applies each once (the inbox).',
   },
   {
     id: 'duplicate',

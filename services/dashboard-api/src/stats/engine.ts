@@ -12,6 +12,8 @@ import { readProcesses } from './processes.ts';
 import { Rates } from './rates.ts';
 import { ReservationsTail } from './reservations.ts';
 import { ScenarioTracker } from './scenarios.ts';
+import type { ConsumerLagMonitor } from './consumer-lag.ts';
+import { UndeliveredOrders } from './undelivered.ts';
 
 export interface StatsEngineOptions {
   pool: Pool;
@@ -21,6 +23,11 @@ export interface StatsEngineOptions {
   chaosEnabled: boolean;
   /** Most feed lines in one message. */
   maxEventsPerMessage?: number;
+  /**
+   * The consumer group's offsets from Kafka. Without it no order without events gets a
+   * verdict: every one counts as published, not consumed (the bench runs without).
+   */
+  consumerLag?: ConsumerLagMonitor;
 }
 
 type Listener = (message: StatsMessage) => void;
@@ -46,6 +53,7 @@ export class StatsEngine {
   private readonly published: PublishedCounter;
   private readonly rates = new Rates();
   private readonly scenarios = new ScenarioTracker();
+  private readonly undelivered = new UndeliveredOrders();
   private readonly listeners = new Set<Listener>();
   private chain: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -161,7 +169,14 @@ export class StatsEngine {
     this.rates.clear();
     this.feed.clear();
     this.lastOutboxDead = undefined;
-    this.scenarios.reset(this.deliveries.totals.happy, this.orders.count, this.phantoms.count);
+    this.undelivered.reset();
+    this.undelivered.sync(this.orders.lostOrders, Date.now(), true);
+    this.undelivered.classify(this.options.consumerLag?.reading);
+    this.scenarios.reset(
+      this.deliveries.totals.happy,
+      this.undelivered.neverPublishedNaive,
+      this.phantoms.count,
+    );
     this.options.log.info(
       {
         ms: Math.round(performance.now() - started),
@@ -211,11 +226,11 @@ export class StatsEngine {
       this.carried = [...this.carried, ...carried].slice(-this.feed.size);
       throw failed.reason;
     }
-    const [dR, dlR, rR, oR, pR, gR, prR, sR] = settled;
+    // The orders part moved OrdersWithoutEvents itself: its set is read below.
+    const [dR, dlR, rR, , pR, gR, prR, sR] = settled;
     const deliveries = fulfilled(dR);
     const deadLetters = fulfilled(dlR);
     const doubled = fulfilled(rR);
-    const lost = fulfilled(oR);
     const published = fulfilled(pR);
     const gauges = fulfilled(gR);
     const procs = fulfilled(prR);
@@ -248,12 +263,22 @@ export class StatsEngine {
         `${gauges.deadLettered - this.lastOutboxDead} outbox row(s) dead-lettered`,
       );
     this.lastOutboxDead = gauges.deadLettered;
-    for (const o of lost)
-      s.anomaly('order_without_event', o.orderId, `order ${o.orderId} has no event`);
+    // Judged without events this tick (or cleared by a delivery): then told apart by
+    // the group's offsets. Only a naive order never published is the seed's scenario.
+    this.undelivered.sync(this.orders.lostOrders);
+    for (const o of this.undelivered.classify(this.options.consumerLag?.reading))
+      s.anomaly(
+        'order_without_event',
+        o.orderId,
+        o.mode === 'naive'
+          ? `order ${o.orderId} (naive) has no event: never published`
+          : `order ${o.orderId} (outbox) has no event on the topic${o.sent ? ' although marked sent' : ''}`,
+        { scenario: o.mode === 'naive' ? 'network_after_commit' : null },
+      );
     for (const id of phantoms)
       s.anomaly('phantom_event', id, `event for order ${id}, which does not exist`);
     // A late event can turn a lost order back into a fine one: keep the table honest.
-    s.setCount('network_after_commit', this.orders.count);
+    s.setCount('network_after_commit', this.undelivered.neverPublishedNaive);
     s.setCount('network_after_publish', this.phantoms.count);
 
     const fresh: FeedEvent[] = [...deliveries.events, ...deadLetters].sort((a, b) =>
@@ -282,6 +307,8 @@ export class StatsEngine {
       totals: { orders: this.orders.orders, published, deliveries: d.deliveries },
       invariants: {
         ordersWithoutEvents: this.orders.count,
+        neverPublished: this.undelivered.neverPublished,
+        publishedNotConsumed: this.undelivered.publishedNotConsumed,
         phantomEvents: this.phantoms.count,
         duplicatesDelivered: d.duplicatesDelivered,
         duplicatesCaught: d.duplicatesCaught,
@@ -297,6 +324,7 @@ export class StatsEngine {
       scenarios: { latest: s.latest, latestFailure: s.latestFailure, counts: { ...s.counts } },
       latestAnomaly: s.latestAnomaly,
       chaosEnabled: this.options.chaosEnabled,
+      ...(this.options.consumerLag ? { consumerGroup: this.options.consumerLag.view(now) } : {}),
     };
   }
 }

@@ -1,19 +1,18 @@
 import type { Pool } from 'pg';
+import type { OrderMode } from '../contract.ts';
+import type { LostOrder } from './undelivered.ts';
 
 interface Checked {
   id: string;
   created_at: string;
+  mode: OrderMode;
+  /** Its OrderCreated outbox row was marked sent (naive orders have none). */
+  sent: boolean;
   /** In the new window (created after the last upper bound), not a re-check. */
   fresh: boolean;
   delivered: boolean;
   /** Its OrderCreated is unsent in the outbox (pending, retrying, dead-lettered) or just sent. */
   unsent: boolean;
-}
-
-/** Orders that just turned out to have lost their event. */
-export interface LostOrder {
-  orderId: string;
-  createdAt: string;
 }
 
 // An order is judged as audit() judges it: without events when no OrderCreated of it
@@ -27,17 +26,23 @@ const inFlight = (alias: string, settle: string) => `
            WHERE x.aggregate_type = 'order' AND x.aggregate_id = ${alias}.id::text
              AND x.event_type = 'OrderCreated'
              AND (x.sent_at IS NULL OR x.sent_at > now() - make_interval(secs => ${settle})))`;
+// Sent at all: tells a lost outbox event the relay published from one it never had.
+const sent = (alias: string) => `
+  EXISTS (SELECT 1 FROM outbox x
+           WHERE x.aggregate_type = 'order' AND x.aggregate_id = ${alias}.id::text
+             AND x.event_type = 'OrderCreated' AND x.sent_at IS NOT NULL)`;
 const judge = (alias: string, settle: string) => `
   EXISTS (SELECT 1 FROM consumer_deliveries d
            WHERE d.aggregate_id = ${alias}.id::text AND d.event_type = 'OrderCreated') AS delivered,
-  ${inFlight(alias, settle)} AS unsent`;
+  ${inFlight(alias, settle)} AS unsent,
+  ${sent(alias)} AS sent`;
 
 /**
- * Orders without events (the seed's "network died after commit"), counted without a
- * full scan per tick.
+ * Orders without events (as audit() counts them; UndeliveredOrders then tells the
+ * never published from the not yet consumed), counted without a full scan per tick.
  *
  * Each tick judges only the orders that came of age since the last one: created in
- * (last bound, now() - settle] (orders_created_at_idx), each with two index probes.
+ * (last bound, now() - settle] (orders_created_at_idx), each with three index probes.
  * The same query counts the orders younger than the bound, so the order total is
  * exact without count(*) over the table.
  *
@@ -53,7 +58,7 @@ export class OrdersWithoutEvents {
   private settled = 0;
   private recent = 0;
   private readonly watched = new Set<string>();
-  private readonly lost = new Set<string>();
+  private readonly lost = new Map<string, LostOrder>();
   private lastRecheck = 0;
 
   constructor(
@@ -71,6 +76,11 @@ export class OrdersWithoutEvents {
     return this.settled + this.recent;
   }
 
+  /** The orders judged without events now, with their mode (for UndeliveredOrders). */
+  get lostOrders(): ReadonlyMap<string, LostOrder> {
+    return this.lost;
+  }
+
   /** Orders whose event is still unsent in the outbox. */
   get watching(): number {
     return this.watched.size;
@@ -86,18 +96,18 @@ export class OrdersWithoutEvents {
       upto: string;
       recent: number;
       settled: number;
-      open: { id: string; unsent: boolean }[];
+      open: { id: string; unsent: boolean; mode: OrderMode; sent: boolean }[];
     }>(
       `WITH b AS (SELECT now() - make_interval(secs => $1::float8) AS upto),
        open AS (
-         SELECT o.id FROM orders o, b WHERE o.created_at <= b.upto
+         SELECT o.id, o.mode FROM orders o, b WHERE o.created_at <= b.upto
             AND NOT EXISTS (SELECT 1 FROM consumer_deliveries d
                              WHERE d.aggregate_id = o.id::text AND d.event_type = 'OrderCreated'))
        SELECT b.upto::text AS upto,
               (SELECT count(*) FROM orders o WHERE o.created_at > b.upto)::int AS recent,
               (SELECT count(*) FROM orders o WHERE o.created_at <= b.upto)::int AS settled,
-              COALESCE((SELECT json_agg(json_build_object('id', p.id::text, 'unsent',
-                  ${inFlight('p', '$1::float8')}))
+              COALESCE((SELECT json_agg(json_build_object('id', p.id::text, 'mode', p.mode,
+                  'unsent', ${inFlight('p', '$1::float8')}, 'sent', ${sent('p')}))
                 FROM open p), '[]'::json) AS open
          FROM b`,
       [this.settleSeconds],
@@ -110,7 +120,10 @@ export class OrdersWithoutEvents {
     this.watched.clear();
     this.lost.clear();
     this.lastRecheck = Date.now();
-    for (const o of row.open) (o.unsent ? this.watched : this.lost).add(o.id);
+    for (const o of row.open) {
+      if (o.unsent) this.watched.add(o.id);
+      else this.lost.set(o.id, { orderId: o.id, mode: o.mode, sent: o.sent });
+    }
   }
 
   /** OrderCreated delivered for these orders (from the deliveries tail): none of them is lost. */
@@ -134,13 +147,14 @@ export class OrdersWithoutEvents {
     const { rows } = await this.pool.query<{ upto: string; recent: number; checked: Checked[] }>(
       `WITH b AS (SELECT now() - make_interval(secs => $2::float8) AS upto),
        w AS (
-         SELECT o.id, o.created_at, true AS fresh FROM orders o, b
+         SELECT o.id, o.created_at, o.mode, true AS fresh FROM orders o, b
           WHERE o.created_at > $1::timestamptz AND o.created_at <= b.upto
          UNION ALL
-         SELECT o.id, o.created_at, false FROM orders o, b
+         SELECT o.id, o.created_at, o.mode, false FROM orders o, b
           WHERE o.id = ANY($3::uuid[]) AND NOT (o.created_at > $1::timestamptz AND o.created_at <= b.upto)
        ),
-       c AS (SELECT w.id::text AS id, w.created_at::text AS created_at, w.fresh, ${judge('w', '$2::float8')} FROM w)
+       c AS (SELECT w.id::text AS id, w.created_at::text AS created_at, w.mode, w.fresh,
+                    ${judge('w', '$2::float8')} FROM w)
        SELECT b.upto::text AS upto,
               (SELECT count(*) FROM orders o WHERE o.created_at > b.upto)::int AS recent,
               COALESCE((SELECT json_agg(c) FROM c), '[]'::json) AS checked
@@ -161,8 +175,9 @@ export class OrdersWithoutEvents {
       if (c.delivered) continue;
       if (c.unsent) this.watched.add(c.id);
       else if (!this.lost.has(c.id)) {
-        this.lost.add(c.id);
-        lost.push({ orderId: c.id, createdAt: c.created_at });
+        const order: LostOrder = { orderId: c.id, mode: c.mode, sent: c.sent };
+        this.lost.set(c.id, order);
+        lost.push(order);
       }
     }
     // Re-checked ids that are gone (deleted orders) stop being watched.

@@ -1,14 +1,16 @@
 import type { Anomaly, AnomalyKind, ScenarioHit, ScenarioId } from '../contract.ts';
 
+// An order without events is the seed's "network died after commit" only when it was
+// written in naive mode: the engine says so per order (`scenario`). In outbox mode
+// the same symptom is a stalled consumer or a defect, not that scenario.
 const scenarioOf: Partial<Record<AnomalyKind, ScenarioId>> = {
-  order_without_event: 'network_after_commit',
   phantom_event: 'network_after_publish',
 };
 
 /**
  * Which of the seed's four scenarios happened last, and the last anomaly of any
  * kind. The happy path is an OrderCreated applied for an order that exists; "network
- * died after commit" is an order without events; "died after publish" a phantom
+ * died after commit" is a naive order never published; "died after publish" a phantom
  * event. "DB failed" leaves no trace by definition (nothing happened), so it is never
  * observed.
  */
@@ -35,8 +37,15 @@ export class ScenarioTracker {
     this.hit({ id: 'happy_path', at: at.toISOString(), orderId });
   }
 
-  anomaly(kind: AnomalyKind, aggregateId: string | null, detail: string, at = new Date()): void {
-    const scenario = scenarioOf[kind] ?? null;
+  anomaly(
+    kind: AnomalyKind,
+    aggregateId: string | null,
+    detail: string,
+    {
+      at = new Date(),
+      scenario = scenarioOf[kind] ?? null,
+    }: { at?: Date; scenario?: ScenarioId | null } = {},
+  ): void {
     this.latestAnomaly = { kind, scenario, at: at.toISOString(), aggregateId, detail };
     if (scenario) {
       this.counts[scenario] += 1;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { silentLogger } from '@outbox/core';
 import { inject } from 'vitest';
 import { loadConfig, type DashboardConfig } from '../../src/config.ts';
@@ -35,6 +36,8 @@ export async function startTestDashboard(
     LOG_LEVEL: 'silent',
     SETTLE_SECONDS: '1',
     WEB_DIST: '/nonexistent-web-dist',
+    // A topic (and consumer group) of its own: no other suite's lag on it.
+    TOPIC_PREFIX: `dash-${randomBytes(4).toString('hex')}.`,
     // The tests arm failure points; one suite checks the default (off).
     CHAOS_ENABLED: 'true',
     ...env,

@@ -18,9 +18,13 @@ export interface CreatedOrder {
 /** order-api's POST /orders: the order and (outbox mode) its event in one transaction. */
 export async function createOrder(
   pool: Pool,
-  { mode = 'outbox' as 'outbox' | 'naive', sku = 'sku-1', quantity = 1 } = {},
+  {
+    mode = 'outbox' as 'outbox' | 'naive',
+    sku = 'sku-1',
+    quantity = 1,
+    orderId = randomUUID() as string,
+  } = {},
 ): Promise<CreatedOrder> {
-  const orderId = randomUUID();
   return withTransaction(pool, async (tx) => {
     await tx.query(
       `INSERT INTO orders (id, user_id, sku, quantity, status, seq, mode)
