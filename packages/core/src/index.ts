@@ -24,7 +24,8 @@ export {
 export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from './relay/relay.ts';
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
 export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
-export { toMessage, isRowError } from './relay/publish.ts';
+export { toMessage, isRowError, isTopicUnavailableError } from './relay/publish.ts';
+export { ISOLATION_MAX_SENDS } from './relay/isolate.ts';
 export { relayPartitioner, checkAcknowledged } from './relay/acknowledgement.ts';
 export {
   requeue as requeueQuery,
