@@ -64,6 +64,7 @@ export {
   maskUrl,
   type BaseConfig,
 } from './config/base.ts';
+export { demoTopicSpecs, type TopicSpec } from './config/topics.ts';
 export { FaultySocketFactory } from './kafka/faulty-socket.ts';
 export { createPool, type PoolOptions } from './service/pool.ts';
 export { createOpsServer, listenOrExit, closeServer, type HealthBody } from './service/ops-http.ts';
@@ -77,6 +78,7 @@ export {
   kafkaClient,
   kafkaSecurity,
   ensureTopic,
+  ensureTopics,
   pinoLogCreator,
   type KafkaConnectionConfig,
 } from './service/kafka.ts';
