@@ -37,17 +37,18 @@ export interface IsolationOptions {
 }
 
 /**
- * Finds the rows at fault in a batch Kafka refused with a row error (too large, invalid
- * record…), by splitting it: first by partition (the producer's `relayPartitioner` says
- * where each row went; a partition is written or refused as a whole, so a refused
- * single-partition send wrote nothing and needs no new producer), then in halves. The
- * halves are searched depth first, left to right, so rows are acknowledged in id order,
- * and a row that fails blocks its aggregate before any later row of it is tried: FIFO per
- * aggregate holds as it did row by row. An error that is not the rows' (Kafka down, a
+ * Finds the rows at fault in `rows`, a batch Kafka refused with `refusal` (a row error:
+ * too large, invalid record…), by splitting it: first by partition (the producer's
+ * `relayPartitioner` says where each row went; a partition is written or refused as a
+ * whole, so a refused single-partition send wrote nothing and needs no new producer),
+ * then in halves. The halves are searched depth first, left to right, so rows are
+ * acknowledged in id order, and a row that fails blocks its aggregate before any later
+ * row of it is tried: FIFO per aggregate holds as it did row by row. An error that is not the rows' (Kafka down, a
  * missing topic) propagates: the tick fails.
  */
 export async function isolateRefusedRows(
   rows: RoutedRow[],
+  refusal: unknown,
   options: IsolationOptions,
 ): Promise<Isolation> {
   const maxSends = options.maxSends ?? ISOLATION_MAX_SENDS;
@@ -65,21 +66,21 @@ export async function isolateRefusedRows(
     try {
       await options.send(live);
       result.sent.push(...live);
-      return;
     } catch (error) {
       if (!isRowError(error)) throw error;
-      if (live.length === 1) {
-        const [only] = live as [RoutedRow];
-        result.failed.push({ row: only.row, error: describeError(error) });
-        options.blocked.add(options.aggregateKey(only.row));
-        return;
-      }
-      if (!onePartition) await options.renew('Kafka refused part of a batch');
+      if (!onePartition && live.length > 1) await options.renew('Kafka refused part of a batch');
+      await refused(live, onePartition, error);
     }
-    await split(live, onePartition);
   };
 
-  const split = async (list: RoutedRow[], onePartition: boolean): Promise<void> => {
+  // `list` was refused as a whole with `error`, a row error.
+  const refused = async (list: RoutedRow[], onePartition: boolean, error: unknown) => {
+    if (list.length === 1) {
+      const [only] = list as [RoutedRow];
+      result.failed.push({ row: only.row, error: describeError(error) });
+      options.blocked.add(options.aggregateKey(only.row));
+      return;
+    }
     const groups = onePartition ? [list] : byPartition(list);
     if (groups && groups.length > 1) {
       // An aggregate's rows share a key, hence a partition: any order of groups keeps FIFO.
@@ -92,7 +93,7 @@ export async function isolateRefusedRows(
     await attempt(list.slice(middle), single);
   };
 
-  await split(rows, false);
+  await refused(rows, false, refusal);
   return result;
 }
 

@@ -306,6 +306,7 @@ export class OutboxRelay {
     failures: { row: OutboxRow; error: string }[],
   ): Promise<RoutedRow[]> {
     if (routed.length === 0) return [];
+    let refusal: unknown;
     try {
       await this.send(routed);
       return routed;
@@ -326,9 +327,10 @@ export class OutboxRelay {
       // also of those the broker wrote: the next produce there would be out of order.
       // A single row is a single partition: nothing was written, nothing to renew.
       if (routed.length > 1) await this.renewProducer('Kafka refused part of a batch');
+      refusal = error;
     }
     try {
-      const isolation = await isolateRefusedRows(routed, {
+      const isolation = await isolateRefusedRows(routed, refusal, {
         send: (rows) => this.send(rows),
         renew: (reason) => this.renewProducer(reason),
         blocked,
