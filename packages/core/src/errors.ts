@@ -59,6 +59,25 @@ export class UnacknowledgedPartitionsError extends OutboxError {
   }
 }
 
+/**
+ * Kafka does not know a topic of the batch (UNKNOWN_TOPIC_OR_PARTITION: being created, or
+ * auto-creation off) or does not let this client write it (TOPIC_AUTHORIZATION_FAILED: an
+ * ACL not granted yet). Both are Kafka's condition and pass once it is fixed: the tick
+ * fails and backs off, nothing is counted against the rows (they would otherwise be
+ * dead-lettered by a deploy that creates its topic a minute late).
+ */
+export class TopicUnavailableError extends OutboxError {
+  constructor(
+    readonly topics: string[],
+    cause: unknown,
+  ) {
+    super(
+      `Kafka does not know, or does not let the relay write, ${topics.length === 1 ? 'topic' : 'one of the topics'} ${topics.join(', ')} (${cause instanceof Error ? ((cause as { type?: string }).type ?? cause.message) : String(cause)}): retrying, no row is counted`,
+      { cause, retriable: true },
+    );
+  }
+}
+
 /** SQLSTATE codes this package reacts to. */
 export const SqlState = {
   uniqueViolation: '23505',

@@ -24,7 +24,8 @@ export {
 export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from './relay/relay.ts';
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
 export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
-export { toMessage, isRowError } from './relay/publish.ts';
+export { toMessage, isRowError, isTopicUnavailableError } from './relay/publish.ts';
+export { ISOLATION_MAX_SENDS } from './relay/isolate.ts';
 export { relayPartitioner, checkAcknowledged } from './relay/acknowledgement.ts';
 export {
   requeue as requeueQuery,
@@ -63,6 +64,7 @@ export {
   maskUrl,
   type BaseConfig,
 } from './config/base.ts';
+export { demoTopicSpecs, type TopicSpec } from './config/topics.ts';
 export { FaultySocketFactory } from './kafka/faulty-socket.ts';
 export { createPool, type PoolOptions } from './service/pool.ts';
 export { createOpsServer, listenOrExit, closeServer, type HealthBody } from './service/ops-http.ts';
@@ -76,6 +78,7 @@ export {
   kafkaClient,
   kafkaSecurity,
   ensureTopic,
+  ensureTopics,
   pinoLogCreator,
   type KafkaConnectionConfig,
 } from './service/kafka.ts';

@@ -53,10 +53,12 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
       orderEvent('A', 3),
       orderEvent('B', 3),
     ]);
+    // A backoff longer than a tick on a loaded machine (0.2 s was not: the row's
+    // next_attempt_at, counted from the claim, had passed by the time it was read).
     const relay = await h.relay({
       topics: { order: topic },
-      retryBaseSeconds: 0.2,
-      retryMaxSeconds: 0.2,
+      retryBaseSeconds: 2,
+      retryMaxSeconds: 2,
     });
     expect(await relay.tick()).toEqual({ claimed: 6, sent: 4, failed: 1, heldBack: 1 });
 
@@ -78,9 +80,9 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
       ],
     });
     await admin.disconnect();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     let sent = 0;
-    for (let i = 0; i < 10 && sent < 2; i += 1) {
+    for (let i = 0; i < 30 && sent < 2; i += 1) {
       sent += (await relay.tick()).sent;
       if (sent < 2) await new Promise((resolve) => setTimeout(resolve, 300));
     }
@@ -106,7 +108,8 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
     const relay = await h.relay({
       topics: { order: topic },
       maxAttempts: 3,
-      retryBaseSeconds: 0.1,
+      // Longer than a tick on a loaded machine, so "not retried before its time" holds.
+      retryBaseSeconds: 1,
       retryMaxSeconds: 10,
     });
     await relay.tick();
@@ -128,7 +131,7 @@ describe('relay failures: retries, backoff, dead-letter, FIFO through retries', 
       await new Promise((resolve) => setTimeout(resolve, rows[0]!.wait * 1000 + 50));
       expect(await relay.tick()).toMatchObject({ claimed: 1, failed: 1 });
     }
-    // Each wait about twice the previous (0.1 s, 0.2 s, 0.4 s: base * 2^attempts).
+    // Each wait about twice the previous (1 s, 2 s, 4 s: base * 2^attempts).
     expect(delays[1]! / delays[0]!).toBeGreaterThan(1.5);
     expect(delays[2]! / delays[1]!).toBeGreaterThan(1.5);
     const dead = await row(poison!);

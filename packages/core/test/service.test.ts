@@ -9,6 +9,7 @@ import {
   createOpsServer,
   createPool,
   ensureTopic,
+  ensureTopics,
   kafkaClient,
   listenOrExit,
   silentLogger,
@@ -206,6 +207,43 @@ describe('kafkaClient + ensureTopic', () => {
       const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
       expect(topics[0]?.partitions).toHaveLength(2);
       await admin.deleteTopics({ topics: [topic] });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('ensureTopics: several services racing create each topic once as specified; a topic that differs is left and reported', async () => {
+    const kafka = kafkaClient(
+      { KAFKA_BROKERS: inject('kafkaBrokers') },
+      'service-test',
+      silentLogger,
+      {
+        logLevel: logLevel.NOTHING,
+      },
+    );
+    const base = `service-test-${process.pid}-${Date.now()}`;
+    const specs = [
+      { topic: `${base}.a`, numPartitions: 6 },
+      { topic: `${base}.b`, numPartitions: 1 },
+    ];
+    // Three "services" starting at once, as the demo's do.
+    await Promise.all([1, 2, 3].map(() => ensureTopics(kafka, specs)));
+    const warnings: Record<string, unknown>[] = [];
+    const log = {
+      ...silentLogger,
+      warn: (fields: Record<string, unknown>) => void warnings.push(fields),
+    } as unknown as typeof silentLogger;
+    await ensureTopics(kafka, [{ topic: `${base}.a`, numPartitions: 3 }, specs[1]!], log);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) });
+      expect(Object.fromEntries(topics.map((t) => [t.name, t.partitions.length]))).toEqual({
+        [`${base}.a`]: 6,
+        [`${base}.b`]: 1,
+      });
+      expect(warnings).toEqual([{ topic: `${base}.a`, partitions: 6, expected: 3 }]);
+      await admin.deleteTopics({ topics: specs.map((s) => s.topic) });
     } finally {
       await admin.disconnect();
     }

@@ -4,6 +4,7 @@ export {
   createTopicPrefix,
   createTopics,
   decodeHeaders,
+  demoTopicPartitions,
   eventIds,
   readTopic,
   testKafka,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { demoTopics } from '@outbox/core';
+import { demoTopicSpecs } from '@outbox/core';
 import { Kafka, logLevel, type IHeaders, type ITopicConfig } from 'kafkajs';
 import { inject } from 'vitest';
 
@@ -26,27 +26,53 @@ export async function createTopics(
 }
 
 /**
- * A unique TOPIC_PREFIX with the demo's orders topic created (`partitions`, 3 unless
- * told: the publisher-worker's tests use 6, as the worker would) and, when asked, its
- * dead-letter topic (1 partition).
+ * A unique TOPIC_PREFIX with the demo's orders topic created as the services create it
+ * (`demoTopicSpecs`: 6 partitions, unless `partitions` says otherwise) and, when asked,
+ * its dead-letter topic (as specified: 1 partition).
  */
 export async function createTopicPrefix(
   kafka: Kafka,
-  { partitions = 3, deadLetter = false }: { partitions?: number; deadLetter?: boolean } = {},
+  { partitions, deadLetter = false }: { partitions?: number; deadLetter?: boolean } = {},
 ): Promise<{ prefix: string; topic: string; deadLetter: string }> {
   const prefix = `test-${randomBytes(4).toString('hex')}.`;
-  const names = demoTopics(prefix);
+  const specs = demoTopicSpecs(prefix);
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({
     waitForLeaders: true,
     topics: [
-      { topic: names.orders, numPartitions: partitions },
-      ...(deadLetter ? [{ topic: names.deadLetter, numPartitions: 1 }] : []),
+      { ...specs.orders, numPartitions: partitions ?? specs.orders.numPartitions },
+      ...(deadLetter ? [specs.deadLetter] : []),
     ],
   });
   await admin.disconnect();
-  return { prefix, topic: names.orders, deadLetter: names.deadLetter };
+  return { prefix, topic: specs.orders.topic, deadLetter: specs.deadLetter.topic };
+}
+
+/**
+ * The partition count of each demo topic of `prefix` as Kafka has it (undefined: missing)
+ * and as `demoTopicSpecs` specifies it, for `expect(actual).toEqual(expected)`.
+ */
+export async function demoTopicPartitions(
+  kafka: Kafka,
+  prefix: string,
+): Promise<{ actual: Record<string, number | undefined>; expected: Record<string, number> }> {
+  const specs = Object.values(demoTopicSpecs(prefix));
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const present = specs.filter((s) => existing.has(s.topic)).map((s) => s.topic);
+    const { topics } = await admin.fetchTopicMetadata({ topics: present });
+    return {
+      actual: Object.fromEntries(
+        specs.map((s) => [s.topic, topics.find((t) => t.name === s.topic)?.partitions.length]),
+      ),
+      expected: Object.fromEntries(specs.map((s) => [s.topic, s.numPartitions])),
+    };
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 export interface Received {

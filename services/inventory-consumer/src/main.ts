@@ -4,6 +4,8 @@ import {
   createOpsServer,
   createPool,
   demoTopics,
+  demoTopicSpecs,
+  ensureTopics,
   exitOnStartupSignal,
   FailurePoints,
   listenOrExit,
@@ -14,7 +16,7 @@ import {
 } from '@outbox/core';
 import { Partitioners } from 'kafkajs';
 import { loadConfig } from './config.ts';
-import { createKafka, ensureTopics } from './kafka.ts';
+import { createKafka } from './kafka.ts';
 import { ConsumerMetrics } from './metrics.ts';
 import { createOnMessage } from './on-message.ts';
 
@@ -42,10 +44,9 @@ const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log })
 await failurePoints.start();
 
 const kafka = createKafka(config, log);
-await ensureTopics(kafka, [
-  { topic: topics.orders, numPartitions: 6 },
-  { topic: topics.deadLetter, numPartitions: 1 },
-]).catch((error: unknown) => log.warn({ err: error }, 'could not create the topics'));
+await ensureTopics(kafka, Object.values(demoTopicSpecs(config.TOPIC_PREFIX)), log).catch(
+  (error: unknown) => log.warn({ err: error }, 'could not create the topics'),
+);
 const producer = kafka.producer({
   // Java-compatible murmur2, as the relay uses: a dead letter keeps its key's partition logic.
   createPartitioner: Partitioners.DefaultPartitioner,

@@ -4,7 +4,8 @@ import {
   createLogger,
   createPool,
   demoTopics,
-  ensureTopic,
+  demoTopicSpecs,
+  ensureTopics,
   FailurePoints,
   listenOrExit,
   maskUrl,
@@ -31,10 +32,11 @@ await migrate(pool);
 const { kafka, producer, network } = createKafka(config, log);
 await producer.connect();
 const topic = demoTopics(config.TOPIC_PREFIX).orders;
-// The naive mode produces here directly; make sure its topic exists (the relay
-// would create it too). Not fatal: the broker may auto-create it.
-await ensureTopic(kafka, topic, 3).catch((error: unknown) =>
-  log.warn({ err: error, topic }, 'could not create the orders topic'),
+// The naive mode produces here directly; make sure the demo's topics exist, as every
+// service creates them (one spec: whoever starts first, the same partitions). Not
+// fatal: the worker creates them too.
+await ensureTopics(kafka, Object.values(demoTopicSpecs(config.TOPIC_PREFIX)), log).catch(
+  (error: unknown) => log.warn({ err: error }, 'could not create the topics'),
 );
 const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
 await failurePoints.start();

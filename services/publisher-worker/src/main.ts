@@ -5,7 +5,8 @@ import {
   createPool,
   crashNow,
   demoTopics,
-  ensureTopic,
+  demoTopicSpecs,
+  ensureTopics,
   exitOnStartupSignal,
   FailurePoint,
   FailurePoints,
@@ -51,8 +52,8 @@ const stopOutageWatch = watchOutage(outageActive, sockets, log);
 // Start-up survives Kafka being down (an outage armed before a restart): keep trying.
 // No stop condition needed: until start-up is over a signal exits the process at once.
 await retryForever('connecting the Kafka producer', () => producer.connect(), log);
-await ensureTopic(kafka, topics.orders, 6).catch((error: unknown) =>
-  log.warn({ err: error, topic: topics.orders }, 'could not create the orders topic'),
+await ensureTopics(kafka, Object.values(demoTopicSpecs(config.TOPIC_PREFIX)), log).catch(
+  (error: unknown) => log.warn({ err: error }, 'could not create the topics'),
 );
 
 const registry = new Registry();

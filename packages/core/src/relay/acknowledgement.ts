@@ -22,6 +22,11 @@ export const relayPartitioner: ICustomPartitioner = () => {
   };
 };
 
+/** The partition `relayPartitioner` chose for `message` in its last send, if it saw it. */
+export function assignedPartition(message: Message): number | undefined {
+  return assigned.get(message)?.partition;
+}
+
 /**
  * Throws `UnacknowledgedPartitionsError` when a message went to a partition for which the
  * send returned no acknowledgement. Messages the partitioner did not see (a producer

@@ -1,5 +1,5 @@
 import type { Message, Producer } from 'kafkajs';
-import { checkAcknowledged } from './acknowledgement.ts';
+import { assignedPartition, checkAcknowledged } from './acknowledgement.ts';
 import type { OutboxRow } from './sql.ts';
 
 /** A claimed row with the topic it goes to. */
@@ -24,6 +24,19 @@ export function toMessage(row: OutboxRow): Message {
   };
 }
 
+// The message each routed row was last produced as: the partitioner's choice for it can
+// be looked up after a refused send (`partitionOf`). Weak, so nothing is kept.
+const sentAs = new WeakMap<RoutedRow, Message>();
+
+/**
+ * The partition the row went to in its last send, when the producer uses
+ * `relayPartitioner` and the send got as far as choosing one; otherwise undefined.
+ */
+export function partitionOf(routed: RoutedRow): number | undefined {
+  const message = sentAs.get(routed);
+  return message && assignedPartition(message);
+}
+
 /**
  * Produces the rows with acks = all and resolves once the broker acknowledged every
  * one (checked per partition when the producer uses `relayPartitioner`). Messages are
@@ -36,10 +49,12 @@ export async function produceRows(
   timeoutMs: number,
 ): Promise<void> {
   const byTopic = new Map<string, Message[]>();
-  for (const { row, topic } of rows) {
-    const list = byTopic.get(topic) ?? [];
-    list.push(toMessage(row));
-    byTopic.set(topic, list);
+  for (const routed of rows) {
+    const list = byTopic.get(routed.topic) ?? [];
+    const message = toMessage(routed.row);
+    sentAs.set(routed, message);
+    list.push(message);
+    byTopic.set(routed.topic, list);
   }
   const acknowledged = await producer.sendBatch({
     acks: -1,
@@ -55,12 +70,18 @@ const ROW_ERROR_TYPES = new Set([
   'MESSAGE_TOO_LARGE',
   'RECORD_LIST_TOO_LARGE',
   'INVALID_TOPIC_EXCEPTION',
-  'TOPIC_AUTHORIZATION_FAILED',
   'INVALID_RECORD',
   'CORRUPT_MESSAGE',
   'POLICY_VIOLATION',
   'INVALID_REQUIRED_ACKS',
+]);
+
+// A topic that does not exist yet or that the client may not write yet: both pass when
+// the topic is created or the ACL granted, so they are Kafka's, not the row's (counted
+// against the row, a topic created a few minutes late dead-lettered every event for it).
+const TOPIC_UNAVAILABLE_ERROR_TYPES = new Set([
   'UNKNOWN_TOPIC_OR_PARTITION',
+  'TOPIC_AUTHORIZATION_FAILED',
 ]);
 
 function hasErrorType(error: unknown, types: Set<string>): boolean {
@@ -81,7 +102,12 @@ function hasErrorType(error: unknown, types: Set<string>): boolean {
 
 /** Whether a produce error is the rows' fault (bad message or topic) rather than Kafka's. */
 export function isRowError(error: unknown): boolean {
-  return hasErrorType(error, ROW_ERROR_TYPES);
+  return hasErrorType(error, ROW_ERROR_TYPES) && !isTopicUnavailableError(error);
+}
+
+/** Whether a produce error says a topic is missing or not writable (yet): Kafka's. */
+export function isTopicUnavailableError(error: unknown): boolean {
+  return hasErrorType(error, TOPIC_UNAVAILABLE_ERROR_TYPES);
 }
 
 // The broker no longer agrees with the idempotent producer's sequence numbers. kafkajs

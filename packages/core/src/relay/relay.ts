@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import { withTransaction } from '../db/transaction.ts';
-import { UnknownAggregateTypeError } from '../errors.ts';
+import { TopicUnavailableError, UnknownAggregateTypeError } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import type { OutboxMetrics } from '../metrics/metrics.ts';
 import { backoffMs } from './backoff.ts';
@@ -12,9 +12,11 @@ import {
   describeError,
   isProducerStateError,
   isRowError,
+  isTopicUnavailableError,
   produceRows,
   type RoutedRow,
 } from './publish.ts';
+import { isolateRefusedRows } from './isolate.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
   claimBatch,
@@ -293,8 +295,10 @@ export class OutboxRelay {
 
   /**
    * Produces the batch in one request. When Kafka refuses it for a reason that lies
-   * in a message (too large, bad topic), the batch is produced row by row to find the
-   * culprits; errors of Kafka itself (unreachable, timeouts) fail the whole tick.
+   * in a message (too large, bad record), the rows at fault are searched for in a
+   * bounded number of requests (isolate.ts); rows the search does not reach go back to
+   * pending. Errors of Kafka itself (unreachable, timeouts, a topic missing or not
+   * writable yet) fail the whole tick and count against no row.
    */
   private async produce(
     routed: RoutedRow[],
@@ -302,10 +306,17 @@ export class OutboxRelay {
     failures: { row: OutboxRow; error: string }[],
   ): Promise<RoutedRow[]> {
     if (routed.length === 0) return [];
+    let refusal: unknown;
     try {
       await this.send(routed);
       return routed;
     } catch (error) {
+      if (isTopicUnavailableError(error)) {
+        // Metadata refused before anything was written, or a produce answer for one
+        // partition of several: the others may be written, their sequences rolled back.
+        if (routed.length > 1) await this.renewProducer('Kafka refused part of a batch');
+        throw this.topicUnavailable(routed, error);
+      }
       if (!isRowError(error)) throw error;
       this.log.warn(
         { err: error, rows: routed.length },
@@ -316,21 +327,35 @@ export class OutboxRelay {
       // also of those the broker wrote: the next produce there would be out of order.
       // A single row is a single partition: nothing was written, nothing to renew.
       if (routed.length > 1) await this.renewProducer('Kafka refused part of a batch');
+      refusal = error;
     }
-    const sent: RoutedRow[] = [];
-    for (const r of routed) {
-      const key = aggregateKey(r.row);
-      if (blocked.has(key)) continue;
-      try {
-        await this.send([r]);
-        sent.push(r);
-      } catch (error) {
-        if (!isRowError(error)) throw error;
-        failures.push({ row: r.row, error: describeError(error) });
-        blocked.add(key);
-      }
+    try {
+      const isolation = await isolateRefusedRows(routed, refusal, {
+        send: (rows) => this.send(rows),
+        renew: (reason) => this.renewProducer(reason),
+        blocked,
+        aggregateKey,
+      });
+      failures.push(...isolation.failed);
+      if (isolation.released.length > 0)
+        this.log.warn(
+          { rows: isolation.released.length, sends: isolation.sends },
+          'isolation budget spent; the rows not reached go back to pending',
+        );
+      return isolation.sent;
+    } catch (error) {
+      if (isTopicUnavailableError(error)) throw this.topicUnavailable(routed, error);
+      throw error;
     }
-    return sent;
+  }
+
+  private topicUnavailable(routed: RoutedRow[], cause: unknown): TopicUnavailableError {
+    const topics = [...new Set(routed.map((r) => r.topic))];
+    this.log.warn(
+      { topics, rows: routed.length, error: describeError(cause) },
+      'Kafka does not know a topic of the batch or does not let the relay write it; retrying, no row counted',
+    );
+    return new TopicUnavailableError(topics, cause);
   }
 
   private async send(rows: RoutedRow[]): Promise<void> {

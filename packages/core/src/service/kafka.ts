@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import type { TopicSpec } from '../config/topics.ts';
 import type { Logger } from '../logger.ts';
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -90,13 +91,41 @@ export async function ensureTopic(
   topic: string,
   numPartitions: number,
 ): Promise<void> {
+  await ensureTopics(kafka, [{ topic, numPartitions }]);
+}
+
+/**
+ * Creates the topics that are missing, as specified (demo: `demoTopicSpecs`). Idempotent
+ * and safe to race: a topic another process created in between is not an error. An
+ * existing topic is left as it is; when its partition count differs from the spec, `log`
+ * hears of it (growing it would move keys to other partitions and break FIFO per key).
+ */
+export async function ensureTopics(kafka: Kafka, specs: TopicSpec[], log?: Logger): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions }] });
-  } catch (error) {
-    // Another process created it between our metadata read and our request.
-    if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+    const existing = new Set(await admin.listTopics());
+    const missing = specs.filter((s) => !existing.has(s.topic));
+    if (missing.length > 0) {
+      try {
+        await admin.createTopics({ waitForLeaders: true, topics: missing });
+      } catch (error) {
+        // Another process created one between our listing and our request.
+        if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+      }
+    }
+    const present = specs.filter((s) => existing.has(s.topic));
+    if (log && present.length > 0) {
+      const { topics } = await admin.fetchTopicMetadata({ topics: present.map((s) => s.topic) });
+      for (const spec of present) {
+        const partitions = topics.find((t) => t.name === spec.topic)?.partitions.length;
+        if (partitions !== undefined && partitions !== spec.numPartitions)
+          log.warn(
+            { topic: spec.topic, partitions, expected: spec.numPartitions },
+            'topic exists with another partition count than its spec; left as it is',
+          );
+      }
+    }
   } finally {
     await admin.disconnect();
   }

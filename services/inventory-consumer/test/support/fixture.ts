@@ -13,7 +13,7 @@ export interface ConsumerFixture {
   /** A schema stocked with 100 of each TEST_SKUS. */
   db: TestDb;
   prefix: string;
-  /** The prefix's orders topic (3 partitions); its dead-letter topic exists too. */
+  /** The prefix's orders topic (as the services create it); its dead-letter topic exists too. */
   topic: string;
   deadLetter: string;
   producer: Producer;
