@@ -6,7 +6,7 @@
  * Consume: `withTransaction(pool, c => handleOnce(c, delivery, effect))`.
  */
 export * from './errors.ts';
-export { withTransaction } from './db/transaction.ts';
+export { withTransaction, isQueryTimeout, QUERY_TIMEOUT_MESSAGE } from './db/transaction.ts';
 export { migrate, loadMigrations, type Migration } from './migrate/migrate.ts';
 export { createLogger, crashNow, silentLogger, type Logger } from './logger.ts';
 export {
@@ -60,6 +60,7 @@ export {
   baseConfigSchema,
   parseConfig,
   pgConfig,
+  DATABASE_TIMEOUT_DEFAULTS,
   demoTopics,
   maskUrl,
   type BaseConfig,

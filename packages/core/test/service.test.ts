@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { logLevel } from 'kafkajs';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import type pg from 'pg';
 import {
+  baseConfigSchema,
   closeServer,
   createOpsServer,
   createPool,
@@ -12,6 +14,8 @@ import {
   ensureTopics,
   kafkaClient,
   listenOrExit,
+  parseConfig,
+  pgConfig,
   silentLogger,
 } from '../src/index.ts';
 
@@ -185,6 +189,67 @@ describe('createPool', () => {
     } finally {
       await pool.end();
     }
+  });
+});
+
+describe('createPool: the session limits of a service (a silent link must not pin locks)', () => {
+  const env = (extra: Record<string, string> = {}) =>
+    parseConfig(baseConfigSchema, {
+      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_SCHEMA: 'service_pool_test',
+      KAFKA_BROKERS: 'unused:9092',
+      ...extra,
+    });
+  const show = async (pool: pg.Pool) => {
+    const { rows } = await pool.query<Record<string, string>>(
+      `SELECT current_setting('idle_in_transaction_session_timeout') AS idle,
+              current_setting('statement_timeout') AS statement,
+              current_setting('lock_timeout') AS lock,
+              current_setting('tcp_keepalives_idle') AS keepalive_idle`,
+    );
+    return rows[0];
+  };
+
+  it('sets the defaults on the server, per session', async () => {
+    const pool = createPool(env(), silentLogger, { max: 1 });
+    try {
+      // keepalive_idle reads 0 on a Unix socket; the dev-stack connects over TCP.
+      expect(await show(pool)).toEqual({
+        idle: '15s',
+        statement: '30s',
+        lock: '10s',
+        keepalive_idle: '10',
+      });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('takes each limit from the environment; 0 leaves the server default', async () => {
+    const pool = createPool(
+      env({
+        DATABASE_STATEMENT_TIMEOUT_MS: '50',
+        DATABASE_LOCK_TIMEOUT_MS: '0',
+        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
+        DATABASE_KEEPALIVE_MS: '0',
+      }),
+      silentLogger,
+      { max: 1 },
+    );
+    try {
+      expect(await show(pool)).toMatchObject({ idle: '0', statement: '50ms', lock: '0' });
+      await expect(pool.query('SELECT pg_sleep(1)')).rejects.toMatchObject({ code: '57014' });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('refuses a query timeout that would cut a statement the server still allows', () => {
+    expect(() => pgConfig(env({ DATABASE_QUERY_TIMEOUT_MS: '20000' }))).toThrow(
+      /DATABASE_QUERY_TIMEOUT_MS \(20000\) must exceed DATABASE_STATEMENT_TIMEOUT_MS \(30000\)/,
+    );
+    expect(() => env({ DATABASE_LOCK_TIMEOUT_MS: '-1' })).toThrow(/DATABASE_LOCK_TIMEOUT_MS/);
+    expect(pgConfig(env({ DATABASE_QUERY_TIMEOUT_MS: '0' })).query_timeout).toBe(0);
   });
 });
 

@@ -21,10 +21,11 @@ export function isTransientDbError(error: unknown): boolean {
     const code = typeof err.code === 'string' ? err.code : undefined;
     if (code && (code.startsWith('08') || TRANSIENT_SQLSTATES.has(code))) return true;
     if (code && TRANSIENT_NODE_CODES.has(code)) return true;
-    // pg and pg-pool report a lost or unobtainable connection with plain Errors.
+    // pg and pg-pool report a lost or unobtainable connection with plain Errors; a
+    // call into a silent link ends in pg's client-side query timeout (core's pgConfig).
     const message = typeof err.message === 'string' ? err.message : '';
     if (
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
         message,
       )
     )

@@ -15,6 +15,8 @@ describe('isTransientDbError', () => {
       true,
     );
     expect(isTransientDbError(new Error('Connection terminated unexpectedly'))).toBe(true);
+    // pg's query_timeout: the link went silent (a half-open connection).
+    expect(isTransientDbError(new Error('Query read timeout'))).toBe(true);
     expect(isTransientDbError(new Error('wrapped', { cause: pgError('40001') }))).toBe(true);
   });
 

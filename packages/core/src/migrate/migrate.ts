@@ -1,12 +1,25 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { withTransaction } from '../db/transaction.ts';
 
 const defaultDir = fileURLToPath(new URL('../../sql/', import.meta.url));
 
 // An arbitrary, fixed key: every process migrating this database queues on it.
 const MIGRATION_LOCK_KEY = 727_001;
+
+// pg's query_timeout of the service (DATABASE_QUERY_TIMEOUT_MS) cut at 35 s; a query's
+// own timeout replaces it (0 would fall back to the pool's): a day, as good as none.
+const MIGRATION_QUERY_TIMEOUT_MS = 86_400_000;
+
+function unhurried(text: string, values?: unknown[]): QueryConfig {
+  const query: QueryConfig & { query_timeout: number } = {
+    text,
+    values,
+    query_timeout: MIGRATION_QUERY_TIMEOUT_MS,
+  };
+  return query;
+}
 
 export interface Migration {
   version: number;
@@ -39,9 +52,14 @@ export async function migrate(pool: Pool, migrations?: Migration[]): Promise<num
   const applied: number[] = [];
   for (const migration of all) {
     const ran = await withTransaction(pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))', [
-        MIGRATION_LOCK_KEY,
-      ]);
+      // The service's session limits are for its runtime work: a migration may build an
+      // index for minutes, and a second process waits here for the first one's.
+      await client.query('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
+      await client.query(
+        unhurried('SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))', [
+          MIGRATION_LOCK_KEY,
+        ]),
+      );
       await client.query(
         `CREATE TABLE IF NOT EXISTS outbox_migrations (
            version    INT PRIMARY KEY,
@@ -54,7 +72,7 @@ export async function migrate(pool: Pool, migrations?: Migration[]): Promise<num
         [migration.version, migration.name],
       );
       if (recorded.rowCount === 0) return false;
-      await client.query(migration.sql);
+      await client.query(unhurried(migration.sql));
       return true;
     });
     if (ran) applied.push(migration.version);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { DATABASE_TIMEOUT_DEFAULTS } from '../config/base.ts';
 import { backoffMs } from './backoff.ts';
 
 /**
@@ -26,7 +27,13 @@ export class WakeUpListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client(this.clientConfig);
+    // A LISTEN connection is silent by design: only TCP keepalive notices its link is
+    // gone (pgConfig sets it; a bare config gets it here).
+    const client = new pg.Client({
+      keepAlive: true,
+      keepAliveInitialDelayMillis: DATABASE_TIMEOUT_DEFAULTS.keepAliveMs,
+      ...this.clientConfig,
+    });
     client.on('error', (error) => {
       this.log.warn({ err: error }, 'wake-up listener connection failed; reconnecting');
       this.scheduleReconnect();

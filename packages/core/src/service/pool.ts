@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { pgConfig, type BaseConfig } from '../config/base.ts';
+import { pgConfig } from '../config/base.ts';
 import type { Logger } from '../logger.ts';
 
 export interface PoolOptions {
@@ -15,12 +15,13 @@ export interface PoolOptions {
 }
 
 /**
- * A service's PostgreSQL pool: its schema first on the search_path, a 5 s connect
- * timeout, and an 'error' listener, because an idle client losing its connection must
- * not crash the process (the pool replaces it).
+ * A service's PostgreSQL pool: its schema first on the search_path, the session limits
+ * and keepalive of pgConfig (a silent link fails its calls instead of pinning locks),
+ * a 5 s connect timeout, and an 'error' listener, because an idle client losing its
+ * connection must not crash the process (the pool replaces it).
  */
 export function createPool(
-  config: Pick<BaseConfig, 'DATABASE_URL' | 'DATABASE_SCHEMA'>,
+  config: Parameters<typeof pgConfig>[0],
   log: Logger,
   { max, watchCheckedOut = false }: PoolOptions,
 ): pg.Pool {
