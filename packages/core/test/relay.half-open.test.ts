@@ -138,6 +138,18 @@ describe('OutboxRelay: a half-open PostgreSQL link', () => {
       )
     ).rows;
 
+  /** Both replicas see each other and hold 32 shards each. */
+  const shardsSplit = () =>
+    waitFor(
+      async () => {
+        const { rows } = await db.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM outbox_relay_members WHERE cardinality(shards) = 32',
+        );
+        return rows[0]?.n === 2;
+      },
+      { what: 'two replicas holding 32 shards each', timeoutMs: 60_000 },
+    );
+
   interface Scenario {
     /** Base-config variables of the stuck replica's pool (the defaults otherwise). */
     stuckEnv?: Record<string, string>;
@@ -171,15 +183,7 @@ describe('OutboxRelay: a half-open PostgreSQL link', () => {
     );
     await Promise.all([stuck.start(), other.start()]);
     // Both see each other and split the 64 shards before any row exists.
-    await waitFor(
-      async () => {
-        const { rows } = await db.pool.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM outbox_relay_members WHERE cardinality(shards) = 32',
-        );
-        return rows[0]?.n === 2;
-      },
-      { what: 'two replicas holding 32 shards each', timeoutMs: 60_000 },
-    );
+    await shardsSplit();
 
     // 300 aggregates cover every shard: each replica has rows to claim.
     const firstWave = await h.append(
@@ -228,7 +232,10 @@ describe('OutboxRelay: a half-open PostgreSQL link', () => {
     // must not commit: the server ended that claim before the other replica took over.
     proxy.setMode({ kind: 'pass' });
     // Proof that the stuck replica works again (so it had every chance to commit a
-    // stale markSent): it relays rows of a second wave itself.
+    // stale markSent): it relays rows of a second wave itself. The wave goes in once it
+    // holds its half again: appended while the other replica still held all 64 shards,
+    // the wave was drained by that one alone in a few seconds (seen in CI).
+    await shardsSplit();
     const secondWave = await h.append(
       Array.from({ length: 300 }, (_, i) => orderEvent(`agg-${i}`, 1_000 + i)),
     );
