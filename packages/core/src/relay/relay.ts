@@ -25,6 +25,7 @@ import {
   type OutboxRow,
 } from './sql.ts';
 import { resolveTopic, type TopicMap } from './topics.ts';
+import { WakeSignal } from './wake-signal.ts';
 import { WakeUpListener } from './wakeup.ts';
 
 /** Points where a caller (the chaos layer, a test) can act inside a tick. */
@@ -102,8 +103,7 @@ export class OutboxRelay {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private woken = false;
+  private readonly signal = new WakeSignal();
   private producer: Producer;
 
   constructor(private readonly options: RelayOptions) {
@@ -135,8 +135,7 @@ export class OutboxRelay {
 
   /** Cuts the current sleep short: something new is pending. */
   notify(): void {
-    this.woken = true;
-    this.wake?.();
+    this.signal.notify();
   }
 
   private async run(): Promise<void> {
@@ -187,22 +186,7 @@ export class OutboxRelay {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.woken || this.stopping) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        this.woken = false;
-        done();
-      };
-    });
+    return this.signal.sleep(ms);
   }
 
   /** One claim → produce → mark → commit. Exposed for tests and for draining by hand. */
@@ -356,7 +340,7 @@ export class OutboxRelay {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true;
-      this.wake?.();
+      this.signal.close();
       if (this.loop) {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<void>((resolve) => {
