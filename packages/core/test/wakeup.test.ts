@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutboxWriter, withTransaction } from '../src/index.ts';
-import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
+import { createTestDb, type TestDb, waitFor } from '../../testkit/src/index.ts';
 
 describe('wake-up: writers notify only while a relay sleeps', () => {
   let db: TestDb;
@@ -51,6 +51,26 @@ describe('wake-up: writers notify only while a relay sleeps', () => {
     await append();
     await settle();
     expect(notifications).toBe(1);
+  });
+
+  it('a REPEATABLE READ writer notifies even while no relay sleeps (its snapshot may predate the flag)', async () => {
+    await db.pool.query(
+      "INSERT INTO outbox_relay_members (replica_id, sleeping) VALUES ('busy', false)",
+    );
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await writer.append(client, {
+        aggregateType: 'order',
+        aggregateId: 'rr',
+        eventType: 'E',
+        payload: {},
+      });
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await waitFor(() => notifications === 1, { timeoutMs: 5_000, what: 'the notification' });
   });
 
   it('a relay that died asleep stops counting after 30 s', async () => {

@@ -17,6 +17,7 @@ import {
 } from './publish.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
+  awaitWritersInCommit,
   claimBatch,
   claimShardBatch,
   lockShards,
@@ -158,10 +159,11 @@ export class OutboxRelay {
         await this.sleep(this.opts.pollIntervalMs);
         continue;
       }
-      // Ask writers for a NOTIFY, then look once more: a row committed before the flag
-      // was visible is found now, one committed after it sends a notification.
+      // Ask writers for a NOTIFY, wait out those that decided without it, then look once
+      // more: a row committed by now is found, one committed later sends a notification.
       try {
         await this.markSleeping(true);
+        await this.options.pool.query(awaitWritersInCommit());
         if ((await this.tick()).claimed > 0) {
           await this.markSleeping(false);
           continue;
@@ -175,7 +177,7 @@ export class OutboxRelay {
     }
   }
 
-  /** See migration 000003: writers notify only while some relay is asleep. */
+  /** See migrations 000003 and 000006: writers notify only while some relay is asleep. */
   private async markSleeping(sleeping: boolean): Promise<void> {
     await this.options.pool.query(
       `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping) VALUES ($1, $2, $3)
