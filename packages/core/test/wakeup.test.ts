@@ -73,12 +73,20 @@ describe('wake-up: writers notify only while a relay sleeps', () => {
     await waitFor(() => notifications === 1, { timeoutMs: 5_000, what: 'the notification' });
   });
 
-  it('a relay that died asleep stops counting after 30 s', async () => {
+  it('a relay that died asleep stops counting once its heartbeat is older than the TTL in its row', async () => {
     await db.pool.query(
-      "INSERT INTO outbox_relay_members (replica_id, sleeping, heartbeat_at) VALUES ('dead', true, now() - interval '1 minute')",
+      "INSERT INTO outbox_relay_members (replica_id, sleeping, ttl_ms, heartbeat_at) VALUES ('dead', true, 30000, now() - interval '31 seconds')",
     );
     await append();
     await settle();
     expect(notifications).toBe(0);
+  });
+
+  it('a relay with a long poll (TTL 120 s in its row) still counts after 31 s asleep', async () => {
+    await db.pool.query(
+      "INSERT INTO outbox_relay_members (replica_id, sleeping, ttl_ms, heartbeat_at) VALUES ('long-poll', true, 120000, now() - interval '31 seconds')",
+    );
+    await append();
+    await waitFor(() => notifications === 1, { timeoutMs: 5_000, what: 'the notification' });
   });
 });

@@ -25,6 +25,7 @@ import {
   markSent,
   type OutboxRow,
 } from './sql.ts';
+import { resolveRelayTimings } from './timings.ts';
 import { resolveTopic, type TopicMap } from './topics.ts';
 import { WakeSignal } from './wake-signal.ts';
 import { WakeUpListener } from './wakeup.ts';
@@ -50,8 +51,19 @@ export interface RelayOptions {
   listen?: pg.ClientConfig;
   /** Rows per claim (default 500). */
   batchSize?: number;
-  /** Fallback poll when no notification arrives (default 5 s, the seed's). */
+  /**
+   * Fallback poll when no notification arrives (default 5 s, the seed's). With
+   * `failureBackoffMaxMs` and `memberTtlMs` it must satisfy the invariant in
+   * relay/timings.ts; the constructor throws RelayTimingError otherwise.
+   */
   pollIntervalMs?: number;
+  /** Cap of the wait after a failed tick (default 4 s; the wait reaches 1.2 × this). */
+  failureBackoffMaxMs?: number;
+  /**
+   * How long this relay's membership lasts without a heartbeat: peers and writers take
+   * it for dead after that. Default: twice the longest silence (10 s by default).
+   */
+  memberTtlMs?: number;
   /** Divide the 64 shards among replicas (FIFO per aggregate with N replicas). Default true. */
   sharded?: boolean;
   replicaId?: string;
@@ -90,6 +102,8 @@ export class OutboxRelay {
       RelayOptions,
       | 'batchSize'
       | 'pollIntervalMs'
+      | 'failureBackoffMaxMs'
+      | 'memberTtlMs'
       | 'sharded'
       | 'maxAttempts'
       | 'retryBaseSeconds'
@@ -111,8 +125,13 @@ export class OutboxRelay {
     this.producer = options.producer;
     this.replicaId = options.replicaId ?? `relay-${randomUUID().slice(0, 8)}`;
     this.opts = {
+      // Checked here, at start-up: a bad combination is a configuration error.
+      ...resolveRelayTimings({
+        pollIntervalMs: options.pollIntervalMs,
+        failureBackoffMaxMs: options.failureBackoffMaxMs,
+        memberTtlMs: options.memberTtlMs,
+      }),
       batchSize: options.batchSize ?? 500,
-      pollIntervalMs: options.pollIntervalMs ?? 5_000,
       sharded: options.sharded ?? true,
       maxAttempts: options.maxAttempts ?? 10,
       retryBaseSeconds: options.retryBaseSeconds ?? 1,
@@ -122,7 +141,10 @@ export class OutboxRelay {
     };
     this.log = (options.log ?? silentLogger).child({ replicaId: this.replicaId });
     if (this.opts.sharded)
-      this.assigner = new ShardAssigner(options.pool, { replicaId: this.replicaId });
+      this.assigner = new ShardAssigner(options.pool, {
+        replicaId: this.replicaId,
+        ttlMs: this.opts.memberTtlMs,
+      });
     if (options.listen)
       this.listener = new WakeUpListener(options.listen, () => this.notify(), this.log);
   }
@@ -151,7 +173,7 @@ export class OutboxRelay {
         failures += 1;
         this.options.metrics?.publishErrors.inc({ kind: 'relay' });
         this.log.error({ err: error, failures }, 'relay tick failed; backing off');
-        await this.sleep(backoffMs(failures, 250, 10_000));
+        await this.sleep(backoffMs(failures, 250, this.opts.failureBackoffMaxMs));
         continue;
       }
       if (result.claimed > 0) continue;
@@ -177,13 +199,13 @@ export class OutboxRelay {
     }
   }
 
-  /** See migrations 000003 and 000006: writers notify only while some relay is asleep. */
+  /** See migrations 000003, 000006, 000007: writers notify only while some relay is asleep. */
   private async markSleeping(sleeping: boolean): Promise<void> {
     await this.options.pool.query(
-      `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping) VALUES ($1, $2, $3)
+      `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping, ttl_ms) VALUES ($1, $2, $3, $4)
        ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, sharded = EXCLUDED.sharded,
-         heartbeat_at = now()`,
-      [this.replicaId, this.opts.sharded, sleeping],
+         ttl_ms = EXCLUDED.ttl_ms, heartbeat_at = now()`,
+      [this.replicaId, this.opts.sharded, sleeping, this.opts.memberTtlMs],
     );
   }
 
