@@ -36,7 +36,16 @@ export {
 } from './relay/sql.ts';
 export { handleOnce, inbox, type InboxDelivery, type InboxOutcome } from './inbox/inbox.ts';
 export { OutboxMetrics } from './metrics/metrics.ts';
-export { backoffMs } from './relay/backoff.ts';
+export { backoffMs, BACKOFF_JITTER } from './relay/backoff.ts';
+export {
+  resolveRelayTimings,
+  longestSilenceMs,
+  RelayTimingError,
+  MEMBER_TTL_MARGIN_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_FAILURE_BACKOFF_MAX_MS,
+  type RelayTimings,
+} from './relay/timings.ts';
 export {
   FailurePoints,
   FailurePoint,

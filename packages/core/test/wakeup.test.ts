@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutboxWriter, withTransaction } from '../src/index.ts';
-import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
+import { createTestDb, type TestDb, waitFor } from '../../testkit/src/index.ts';
 
 describe('wake-up: writers notify only while a relay sleeps', () => {
   let db: TestDb;
@@ -53,12 +53,40 @@ describe('wake-up: writers notify only while a relay sleeps', () => {
     expect(notifications).toBe(1);
   });
 
-  it('a relay that died asleep stops counting after 30 s', async () => {
+  it('a REPEATABLE READ writer notifies even while no relay sleeps (its snapshot may predate the flag)', async () => {
     await db.pool.query(
-      "INSERT INTO outbox_relay_members (replica_id, sleeping, heartbeat_at) VALUES ('dead', true, now() - interval '1 minute')",
+      "INSERT INTO outbox_relay_members (replica_id, sleeping) VALUES ('busy', false)",
+    );
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await writer.append(client, {
+        aggregateType: 'order',
+        aggregateId: 'rr',
+        eventType: 'E',
+        payload: {},
+      });
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await waitFor(() => notifications === 1, { timeoutMs: 5_000, what: 'the notification' });
+  });
+
+  it('a relay that died asleep stops counting once its heartbeat is older than the TTL in its row', async () => {
+    await db.pool.query(
+      "INSERT INTO outbox_relay_members (replica_id, sleeping, ttl_ms, heartbeat_at) VALUES ('dead', true, 30000, now() - interval '31 seconds')",
     );
     await append();
     await settle();
     expect(notifications).toBe(0);
+  });
+
+  it('a relay with a long poll (TTL 120 s in its row) still counts after 31 s asleep', async () => {
+    await db.pool.query(
+      "INSERT INTO outbox_relay_members (replica_id, sleeping, ttl_ms, heartbeat_at) VALUES ('long-poll', true, 120000, now() - interval '31 seconds')",
+    );
+    await append();
+    await waitFor(() => notifications === 1, { timeoutMs: 5_000, what: 'the notification' });
   });
 });

@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { baseConfigSchema, parseConfig } from '@outbox/core';
+import {
+  baseConfigSchema,
+  DEFAULT_FAILURE_BACKOFF_MAX_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  parseConfig,
+  RelayTimingError,
+  resolveRelayTimings,
+} from '@outbox/core';
 import { z } from 'zod';
 
 /** 'true' / 'false' from the environment (z.coerce.boolean would read 'false' as true). */
@@ -18,12 +25,42 @@ export const configSchema = baseConfigSchema.extend({
   /** Divide the 64 shards among replicas (FIFO per aggregate). The failure point can turn it off. */
   SHARDED: booleanText.default(true),
   BATCH_SIZE: z.coerce.number().int().positive().default(500),
-  POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  /** Fallback poll when no NOTIFY arrives. */
+  POLL_INTERVAL_MS: z.coerce.number().int().positive().default(DEFAULT_POLL_INTERVAL_MS),
+  /** Cap of the wait after a failed tick (the wait itself reaches 1.2 × this). */
+  FAILURE_BACKOFF_MAX_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_FAILURE_BACKOFF_MAX_MS),
+  /**
+   * How long a replica's membership lasts without a heartbeat. Unset: twice the longest
+   * silence, max(POLL_INTERVAL_MS, 1.2 × FAILURE_BACKOFF_MAX_MS) (10 s by default).
+   */
+  MEMBER_TTL_MS: z.coerce.number().int().positive().optional(),
   MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
+});
+
+/** The relay's timing invariant (core's relay/timings.ts), checked with the rest. */
+const checkedSchema = configSchema.superRefine((config, ctx) => {
+  try {
+    resolveRelayTimings({
+      pollIntervalMs: config.POLL_INTERVAL_MS,
+      failureBackoffMaxMs: config.FAILURE_BACKOFF_MAX_MS,
+      memberTtlMs: config.MEMBER_TTL_MS,
+    });
+  } catch (error) {
+    if (!(error instanceof RelayTimingError)) throw error;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MEMBER_TTL_MS'],
+      message: `does not fit POLL_INTERVAL_MS and FAILURE_BACKOFF_MAX_MS: ${error.message}`,
+    });
+  }
 });
 export type WorkerConfig = z.infer<typeof configSchema>;
 
 /** Parses `env` once; throws one error naming every bad variable. The only reader of env. */
 export function loadConfig(env: NodeJS.ProcessEnv): WorkerConfig {
-  return parseConfig(configSchema, env);
+  return parseConfig(checkedSchema, env);
 }

@@ -78,6 +78,8 @@ const relayOptions: RelaySwitchOptions['relay'] = {
   listen: pgConfig(config),
   batchSize: config.BATCH_SIZE,
   pollIntervalMs: config.POLL_INTERVAL_MS,
+  failureBackoffMaxMs: config.FAILURE_BACKOFF_MAX_MS,
+  memberTtlMs: config.MEMBER_TTL_MS,
   maxAttempts: config.MAX_ATTEMPTS,
   replicaId: config.REPLICA_ID,
   metrics,

@@ -19,6 +19,7 @@ import {
 import { isolateRefusedRows } from './isolate.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
+  awaitWritersInCommit,
   claimBatch,
   claimShardBatch,
   lockShards,
@@ -26,7 +27,9 @@ import {
   markSent,
   type OutboxRow,
 } from './sql.ts';
+import { resolveRelayTimings } from './timings.ts';
 import { resolveTopic, type TopicMap } from './topics.ts';
+import { WakeSignal } from './wake-signal.ts';
 import { WakeUpListener } from './wakeup.ts';
 
 /** Points where a caller (the chaos layer, a test) can act inside a tick. */
@@ -50,8 +53,19 @@ export interface RelayOptions {
   listen?: pg.ClientConfig;
   /** Rows per claim (default 500). */
   batchSize?: number;
-  /** Fallback poll when no notification arrives (default 5 s, the seed's). */
+  /**
+   * Fallback poll when no notification arrives (default 5 s, the seed's). With
+   * `failureBackoffMaxMs` and `memberTtlMs` it must satisfy the invariant in
+   * relay/timings.ts; the constructor throws RelayTimingError otherwise.
+   */
   pollIntervalMs?: number;
+  /** Cap of the wait after a failed tick (default 4 s; the wait reaches 1.2 × this). */
+  failureBackoffMaxMs?: number;
+  /**
+   * How long this relay's membership lasts without a heartbeat: peers and writers take
+   * it for dead after that. Default: twice the longest silence (10 s by default).
+   */
+  memberTtlMs?: number;
   /** Divide the 64 shards among replicas (FIFO per aggregate with N replicas). Default true. */
   sharded?: boolean;
   replicaId?: string;
@@ -90,6 +104,8 @@ export class OutboxRelay {
       RelayOptions,
       | 'batchSize'
       | 'pollIntervalMs'
+      | 'failureBackoffMaxMs'
+      | 'memberTtlMs'
       | 'sharded'
       | 'maxAttempts'
       | 'retryBaseSeconds'
@@ -104,16 +120,20 @@ export class OutboxRelay {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private woken = false;
+  private readonly signal = new WakeSignal();
   private producer: Producer;
 
   constructor(private readonly options: RelayOptions) {
     this.producer = options.producer;
     this.replicaId = options.replicaId ?? `relay-${randomUUID().slice(0, 8)}`;
     this.opts = {
+      // Checked here, at start-up: a bad combination is a configuration error.
+      ...resolveRelayTimings({
+        pollIntervalMs: options.pollIntervalMs,
+        failureBackoffMaxMs: options.failureBackoffMaxMs,
+        memberTtlMs: options.memberTtlMs,
+      }),
       batchSize: options.batchSize ?? 500,
-      pollIntervalMs: options.pollIntervalMs ?? 5_000,
       sharded: options.sharded ?? true,
       maxAttempts: options.maxAttempts ?? 10,
       retryBaseSeconds: options.retryBaseSeconds ?? 1,
@@ -123,7 +143,10 @@ export class OutboxRelay {
     };
     this.log = (options.log ?? silentLogger).child({ replicaId: this.replicaId });
     if (this.opts.sharded)
-      this.assigner = new ShardAssigner(options.pool, { replicaId: this.replicaId });
+      this.assigner = new ShardAssigner(options.pool, {
+        replicaId: this.replicaId,
+        ttlMs: this.opts.memberTtlMs,
+      });
     if (options.listen)
       this.listener = new WakeUpListener(options.listen, () => this.notify(), this.log);
   }
@@ -137,8 +160,7 @@ export class OutboxRelay {
 
   /** Cuts the current sleep short: something new is pending. */
   notify(): void {
-    this.woken = true;
-    this.wake?.();
+    this.signal.notify();
   }
 
   private async run(): Promise<void> {
@@ -153,7 +175,7 @@ export class OutboxRelay {
         failures += 1;
         this.options.metrics?.publishErrors.inc({ kind: 'relay' });
         this.log.error({ err: error, failures }, 'relay tick failed; backing off');
-        await this.sleep(backoffMs(failures, 250, 10_000));
+        await this.sleep(backoffMs(failures, 250, this.opts.failureBackoffMaxMs));
         continue;
       }
       if (result.claimed > 0) continue;
@@ -161,10 +183,11 @@ export class OutboxRelay {
         await this.sleep(this.opts.pollIntervalMs);
         continue;
       }
-      // Ask writers for a NOTIFY, then look once more: a row committed before the flag
-      // was visible is found now, one committed after it sends a notification.
+      // Ask writers for a NOTIFY, wait out those that decided without it, then look once
+      // more: a row committed by now is found, one committed later sends a notification.
       try {
         await this.markSleeping(true);
+        await this.options.pool.query(awaitWritersInCommit());
         if ((await this.tick()).claimed > 0) {
           await this.markSleeping(false);
           continue;
@@ -178,33 +201,18 @@ export class OutboxRelay {
     }
   }
 
-  /** See migration 000003: writers notify only while some relay is asleep. */
+  /** See migrations 000003, 000006, 000007: writers notify only while some relay is asleep. */
   private async markSleeping(sleeping: boolean): Promise<void> {
     await this.options.pool.query(
-      `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping) VALUES ($1, $2, $3)
+      `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping, ttl_ms) VALUES ($1, $2, $3, $4)
        ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, sharded = EXCLUDED.sharded,
-         heartbeat_at = now()`,
-      [this.replicaId, this.opts.sharded, sleeping],
+         ttl_ms = EXCLUDED.ttl_ms, heartbeat_at = now()`,
+      [this.replicaId, this.opts.sharded, sleeping, this.opts.memberTtlMs],
     );
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.woken || this.stopping) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        this.woken = false;
-        done();
-      };
-    });
+    return this.signal.sleep(ms);
   }
 
   /** One claim → produce → mark → commit. Exposed for tests and for draining by hand. */
@@ -381,7 +389,7 @@ export class OutboxRelay {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true;
-      this.wake?.();
+      this.signal.close();
       if (this.loop) {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<void>((resolve) => {

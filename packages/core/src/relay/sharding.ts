@@ -1,11 +1,15 @@
 import type { Pool } from 'pg';
+import { resolveRelayTimings } from './timings.ts';
 
 /** Number of virtual shards; must match the `shard` column of the outbox migration. */
 export const SHARD_COUNT = 64;
 
 export interface ShardAssignerOptions {
   replicaId: string;
-  /** A replica whose heartbeat is older than this is taken for dead. */
+  /**
+   * How long this replica's heartbeat lasts: written into its row, where its peers read
+   * it (default: the relay's default membership TTL, see relay/timings.ts).
+   */
   ttlMs?: number;
   /** How often a replica refreshes its heartbeat and its view of the members. */
   heartbeatMs?: number;
@@ -15,7 +19,7 @@ export interface ShardAssignerOptions {
  * Divides the 64 shards among the live relay replicas without manual numbering:
  * each replica heartbeats into `outbox_relay_members`, sorts the live ids, and takes
  * the shards `s` with `s % liveCount === itsIndex`. A replica that dies stops
- * heartbeating and its shards pass to the others after `ttlMs`.
+ * heartbeating and its shards pass to the others once the TTL it wrote has run out.
  *
  * This only decides who *tries* which shard. Safety comes from the per-shard
  * advisory lock each claim takes (see lockShards): while two replicas disagree about
@@ -33,7 +37,7 @@ export class ShardAssigner {
     options: ShardAssignerOptions,
   ) {
     this.replicaId = options.replicaId;
-    this.ttlMs = options.ttlMs ?? 5_000;
+    this.ttlMs = options.ttlMs ?? resolveRelayTimings().memberTtlMs;
     this.heartbeatMs = options.heartbeatMs ?? 1_000;
   }
 
@@ -42,13 +46,13 @@ export class ShardAssigner {
     if (now - this.lastBeat < this.heartbeatMs && this.current.length > 0) return this.current;
     const { rows } = await this.pool.query<{ replica_id: string }>(
       `WITH beat AS (
-         INSERT INTO outbox_relay_members (replica_id, heartbeat_at, sharded)
-         VALUES ($1, now(), true)
-         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now(), sharded = true
+         INSERT INTO outbox_relay_members (replica_id, heartbeat_at, sharded, ttl_ms)
+         VALUES ($1, now(), true, $2)
+         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now(), sharded = true,
+           ttl_ms = EXCLUDED.ttl_ms
        )
-       SELECT replica_id FROM outbox_relay_members
-       WHERE sharded AND heartbeat_at > now() - make_interval(secs => $2::float8 / 1000)`,
-      [this.replicaId, this.ttlMs],
+       SELECT replica_id FROM outbox_relay_live_members WHERE sharded`,
+      [this.replicaId, Math.round(this.ttlMs)],
     );
     // The CTE's insert is not visible to the SELECT of the same statement: add self.
     const members = [...new Set([...rows.map((r) => r.replica_id), this.replicaId])].sort();

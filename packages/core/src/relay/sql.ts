@@ -63,6 +63,19 @@ export function lockShards(shards: number[]): Query {
 }
 
 /**
+ * Takes and releases the wake-up lock exclusively (migration 000006): returns once every
+ * writer that read the sleeping flag before it was set has committed. Run by a relay
+ * after it set `sleeping = true` and before its last look, so that look sees their rows.
+ * Autocommit: the statement's own transaction releases the lock.
+ */
+export function awaitWritersInCommit(): Query {
+  return {
+    text: `SELECT pg_advisory_xact_lock(hashtext('outbox_wakeup.' || current_schema()))`,
+    values: [],
+  };
+}
+
+/**
  * Marks the whole batch sent in one UPDATE, remembering each row's topic. `sent_at` is
  * the time of this statement, after Kafka's ack: `now()` would be the claim's (the
  * transaction's start), which lies before a produce that waited out an outage, and
