@@ -27,6 +27,11 @@ export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
 export { toMessage, isRowError } from './relay/publish.ts';
 export { relayPartitioner, checkAcknowledged } from './relay/acknowledgement.ts';
 export {
+  sendAcknowledged,
+  needsRenewal,
+  type SendAcknowledgedOptions,
+} from './relay/acknowledged-send.ts';
+export {
   requeue as requeueQuery,
   pendingStats,
   claimBatch,

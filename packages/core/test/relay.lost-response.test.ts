@@ -152,7 +152,7 @@ describe('relay after a produce whose response was lost', () => {
   });
 
   it('without renewProducer, the relay sends nothing else on that producer', async () => {
-    const relay = await h.relay({ topics: { order: topic } });
+    const relay = await h.relay({ topics: { order: topic }, renewProducer: undefined });
     await warmUp(relay);
     const a = await loseTheAnswerTo(relay);
 

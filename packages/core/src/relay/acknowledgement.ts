@@ -22,6 +22,13 @@ export const relayPartitioner: ICustomPartitioner = () => {
   };
 };
 
+/** Where `relayPartitioner` put `message` (undefined: it never saw it). */
+export function assignedPartition(
+  message: Message,
+): { topic: string; partition: number } | undefined {
+  return assigned.get(message);
+}
+
 /**
  * Throws `UnacknowledgedPartitionsError` when a message went to a partition for which the
  * send returned no acknowledgement. Messages the partitioner did not see (a producer

@@ -52,6 +52,8 @@ export class RelayHarness {
       pool: this.db.pool,
       producer: options.producer ?? (await this.producer()),
       pollIntervalMs: 100,
+      // As publisher-worker's: a relay without it stops at the first unknown outcome.
+      renewProducer: this.renewProducer,
       ...options,
     });
     this.relays.push(relay);
