@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { startStack } from '@outbox/dev-stack';
+import { relayPartitioner } from '@outbox/core';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { z } from 'zod';
@@ -137,6 +138,8 @@ try {
       logLevel: logLevel.WARN,
     });
     const producer = kafka.producer({
+      // Each message's partition remembered: replay checks every one was acknowledged.
+      createPartitioner: relayPartitioner,
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
