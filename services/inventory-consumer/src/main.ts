@@ -12,9 +12,8 @@ import {
   onShutdown,
   pgConfig,
 } from '@outbox/core';
-import { Partitioners } from 'kafkajs';
 import { loadConfig } from './config.ts';
-import { createKafka, ensureTopics } from './kafka.ts';
+import { createDeadLetterProducer, createKafka, ensureTopics } from './kafka.ts';
 import { ConsumerMetrics } from './metrics.ts';
 import { createOnMessage } from './on-message.ts';
 
@@ -46,11 +45,7 @@ await ensureTopics(kafka, [
   { topic: topics.orders, numPartitions: 6 },
   { topic: topics.deadLetter, numPartitions: 1 },
 ]).catch((error: unknown) => log.warn({ err: error }, 'could not create the topics'));
-const producer = kafka.producer({
-  // Java-compatible murmur2, as the relay uses: a dead letter keeps its key's partition logic.
-  createPartitioner: Partitioners.DefaultPartitioner,
-  allowAutoTopicCreation: false,
-});
+const producer = createDeadLetterProducer(kafka);
 await producer.connect();
 const consumer = kafka.consumer({
   groupId: config.GROUP_ID,
