@@ -34,10 +34,10 @@ export interface RelayOptions {
   /**
    * Replaces a producer whose sequence numbers can no longer be trusted: create and
    * connect a new one, dispose of the old one, return the new one (a new producer id;
-   * kafkajs cannot reset one in place). Called before the first send after a send whose
-   * outcome is unknown (a timeout, a reset, a sequence error: the broker may have
-   * appended it; see sendAcknowledged) and after Kafka refused part of a multi-row
-   * batch. If it throws, the tick fails and the next one asks again.
+   * kafkajs cannot reset one in place). Called right after a send whose outcome is
+   * unknown (a timeout, a reset, a sequence error: the broker may have appended it; see
+   * sendAcknowledged) and after Kafka refused part of a multi-row batch; if it throws,
+   * it is called again before the next send, which it must precede.
    * Without it, such a relay cannot go on safely: every later tick fails with
    * ProducerRenewalRequiredError (the rows wait, nothing is lost) until the process is
    * restarted. Anything long-running must supply it.
