@@ -78,6 +78,20 @@ export class TopicUnavailableError extends OutboxError {
   }
 }
 
+/**
+ * A send on this idempotent producer failed after its request may have reached the
+ * broker, so its sequence numbers may already belong to a batch the broker appended:
+ * anything else sent with them could be taken for that batch and dropped. The producer
+ * must be replaced (the relay's `renewProducer`) before it sends again.
+ */
+export class ProducerRenewalRequiredError extends OutboxError {
+  constructor() {
+    super(
+      'this Kafka producer must be replaced (renewProducer) before it sends again: the outcome of an earlier send is unknown and its sequence numbers may already be taken',
+    );
+  }
+}
+
 /** SQLSTATE codes this package reacts to. */
 export const SqlState = {
   uniqueViolation: '23505',

@@ -28,6 +28,11 @@ export { toMessage, isRowError, isTopicUnavailableError } from './relay/publish.
 export { ISOLATION_MAX_SENDS } from './relay/isolate.ts';
 export { relayPartitioner, checkAcknowledged } from './relay/acknowledgement.ts';
 export {
+  sendAcknowledged,
+  needsRenewal,
+  type SendAcknowledgedOptions,
+} from './relay/acknowledged-send.ts';
+export {
   requeue as requeueQuery,
   pendingStats,
   claimBatch,

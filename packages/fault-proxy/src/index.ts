@@ -12,3 +12,4 @@ export {
   type FaultModeKind,
 } from './modes.ts';
 export { routedSocketFactory, parseRoutes } from './kafka-route.ts';
+export { loseNextResponse, type LostResponse } from './lost-response.ts';

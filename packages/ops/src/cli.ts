@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { relayPartitioner } from '@outbox/core';
 import { commandLine, startStack, UsageError, type CommandLine } from '@outbox/dev-stack';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
@@ -169,6 +170,8 @@ try {
       logLevel: logLevel.WARN,
     });
     const producer = kafka.producer({
+      // Each message's partition remembered: replay checks every one was acknowledged.
+      createPartitioner: relayPartitioner,
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,

@@ -14,9 +14,8 @@ import {
   onShutdown,
   pgConfig,
 } from '@outbox/core';
-import { Partitioners } from 'kafkajs';
 import { loadConfig } from './config.ts';
-import { createKafka } from './kafka.ts';
+import { createDeadLetterProducer, createKafka } from './kafka.ts';
 import { ConsumerMetrics } from './metrics.ts';
 import { createOnMessage } from './on-message.ts';
 
@@ -47,11 +46,7 @@ const kafka = createKafka(config, log);
 await ensureTopics(kafka, Object.values(demoTopicSpecs(config.TOPIC_PREFIX)), log).catch(
   (error: unknown) => log.warn({ err: error }, 'could not create the topics'),
 );
-const producer = kafka.producer({
-  // Java-compatible murmur2, as the relay uses: a dead letter keeps its key's partition logic.
-  createPartitioner: Partitioners.DefaultPartitioner,
-  allowAutoTopicCreation: false,
-});
+const producer = createDeadLetterProducer(kafka);
 await producer.connect();
 const consumer = kafka.consumer({
   groupId: config.GROUP_ID,

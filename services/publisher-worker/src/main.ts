@@ -63,16 +63,27 @@ const metrics = new OutboxMetrics(registry, pool);
 const relayOptions: RelaySwitchOptions['relay'] = {
   pool,
   producer,
-  // kafkajs cannot repair an idempotent producer whose sequence numbers the broker
-  // rejects; the relay asks for a new one (and the shutdown below closes that one).
+  // After a send whose outcome is unknown (a lost answer, a timeout, a sequence error)
+  // kafkajs' sequence numbers may be those of a batch the broker appended; it cannot
+  // reset them, so the relay asks for a new producer before it sends again. Connected
+  // first: if Kafka is still down the renewal throws, the tick fails and the relay asks
+  // again at its next send, never sending with the broken one. The options then carry
+  // the new one, so a relay RelaySwitch builds starts on it (one built on the broken
+  // one would renew it first: the mark is on the producer), and the shutdown closes it.
   async renewProducer(broken) {
+    const renewed = createProducer();
+    try {
+      await renewed.connect();
+    } catch (error) {
+      await renewed.disconnect().catch(() => undefined);
+      throw error;
+    }
+    producer = renewed;
+    relayOptions.producer = renewed;
     await broken
       .disconnect()
       .catch((error: unknown) => log.warn({ err: error }, 'broken producer disconnect'));
-    producer = createProducer();
-    await producer.connect();
-    relayOptions.producer = producer;
-    return producer;
+    return renewed;
   },
   topics: { order: topics.orders },
   listen: pgConfig(config),

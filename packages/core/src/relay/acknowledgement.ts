@@ -22,9 +22,11 @@ export const relayPartitioner: ICustomPartitioner = () => {
   };
 };
 
-/** The partition `relayPartitioner` chose for `message` in its last send, if it saw it. */
-export function assignedPartition(message: Message): number | undefined {
-  return assigned.get(message)?.partition;
+/** Where `relayPartitioner` put `message` (undefined: it never saw it). */
+export function assignedPartition(
+  message: Message,
+): { topic: string; partition: number } | undefined {
+  return assigned.get(message);
 }
 
 /**

@@ -23,13 +23,13 @@ export interface Isolation {
 }
 
 export interface IsolationOptions {
-  /** Produces rows (one send); throws what Kafka said. */
-  send: (rows: RoutedRow[]) => Promise<void>;
   /**
-   * Replaces the producer after a refused send that spanned several partitions: the broker
-   * may have written some of them, and kafkajs rolled back all of their sequence numbers.
+   * Produces rows (one send); throws what Kafka said. It replaces the producer itself
+   * after a refused send that spanned several partitions (the broker may have written
+   * some of them, and kafkajs rolled back all of their sequence numbers): the relay's
+   * send does, through sendAcknowledged.
    */
-  renew: (reason: string) => Promise<void>;
+  send: (rows: RoutedRow[]) => Promise<void>;
   /** Aggregates whose earlier row failed: their later rows are not sent this tick. */
   blocked: Set<string>;
   aggregateKey: (row: OutboxRow) => string;
@@ -68,7 +68,6 @@ export async function isolateRefusedRows(
       result.sent.push(...live);
     } catch (error) {
       if (!isRowError(error)) throw error;
-      if (!onePartition && live.length > 1) await options.renew('Kafka refused part of a batch');
       await refused(live, onePartition, error);
     }
   };

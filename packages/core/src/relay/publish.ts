@@ -1,5 +1,5 @@
-import type { Message, Producer } from 'kafkajs';
-import { assignedPartition, checkAcknowledged } from './acknowledgement.ts';
+import type { Message, ProducerBatch } from 'kafkajs';
+import { assignedPartition } from './acknowledgement.ts';
 import type { OutboxRow } from './sql.ts';
 
 /** A claimed row with the topic it goes to. */
@@ -34,20 +34,16 @@ const sentAs = new WeakMap<RoutedRow, Message>();
  */
 export function partitionOf(routed: RoutedRow): number | undefined {
   const message = sentAs.get(routed);
-  return message && assignedPartition(message);
+  return message && assignedPartition(message)?.partition;
 }
 
 /**
- * Produces the rows with acks = all and resolves once the broker acknowledged every
- * one (checked per partition when the producer uses `relayPartitioner`). Messages are
- * grouped per topic in id order; kafkajs keeps that order per partition, and one send
- * is in flight at a time, so per-key order holds.
+ * The produce request for the rows, acks = all (send it with `sendAcknowledged`, which
+ * resolves once the broker acknowledged every partition). Messages are grouped per
+ * topic in id order; kafkajs keeps that order per partition, and one send is in flight
+ * at a time, so per-key order holds.
  */
-export async function produceRows(
-  producer: Producer,
-  rows: RoutedRow[],
-  timeoutMs: number,
-): Promise<void> {
+export function rowsBatch(rows: RoutedRow[], timeoutMs: number): ProducerBatch {
   const byTopic = new Map<string, Message[]>();
   for (const routed of rows) {
     const list = byTopic.get(routed.topic) ?? [];
@@ -56,12 +52,11 @@ export async function produceRows(
     list.push(message);
     byTopic.set(routed.topic, list);
   }
-  const acknowledged = await producer.sendBatch({
+  return {
     acks: -1,
     timeout: timeoutMs,
     topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-  });
-  checkAcknowledged([...byTopic.values()].flat(), acknowledged);
+  };
 }
 
 // Broker answers that concern the message or its topic, not the connection: retrying
@@ -108,22 +103,6 @@ export function isRowError(error: unknown): boolean {
 /** Whether a produce error says a topic is missing or not writable (yet): Kafka's. */
 export function isTopicUnavailableError(error: unknown): boolean {
   return hasErrorType(error, TOPIC_UNAVAILABLE_ERROR_TYPES);
-}
-
-// The broker no longer agrees with the idempotent producer's sequence numbers. kafkajs
-// cannot recover from these (the Java client bumps the epoch, KIP-360): every later
-// produce to that partition fails the same way until the producer is replaced.
-const PRODUCER_STATE_ERROR_TYPES = new Set([
-  'OUT_OF_ORDER_SEQUENCE_NUMBER',
-  'DUPLICATE_SEQUENCE_NUMBER',
-  'UNKNOWN_PRODUCER_ID',
-  'INVALID_PRODUCER_EPOCH',
-  'INVALID_PRODUCER_ID_MAPPING',
-]);
-
-/** Whether a produce error means the producer's idempotence state is broken for good. */
-export function isProducerStateError(error: unknown): boolean {
-  return hasErrorType(error, PRODUCER_STATE_ERROR_TYPES);
 }
 
 export function describeError(error: unknown): string {

@@ -4,19 +4,23 @@ import type pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import { withTransaction } from '../db/transaction.ts';
-import { TopicUnavailableError, UnknownAggregateTypeError } from '../errors.ts';
+import {
+  ProducerRenewalRequiredError,
+  TopicUnavailableError,
+  UnknownAggregateTypeError,
+} from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import type { OutboxMetrics } from '../metrics/metrics.ts';
+import { needsRenewal, sendAcknowledged } from './acknowledged-send.ts';
 import { backoffMs } from './backoff.ts';
+import { isolateRefusedRows } from './isolate.ts';
 import {
   describeError,
-  isProducerStateError,
   isRowError,
   isTopicUnavailableError,
-  produceRows,
+  rowsBatch,
   type RoutedRow,
 } from './publish.ts';
-import { isolateRefusedRows } from './isolate.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
   awaitWritersInCommit,
@@ -42,10 +46,15 @@ export interface RelayOptions {
   pool: Pool;
   producer: Producer;
   /**
-   * Replaces a producer whose idempotence state is broken (kafkajs cannot recover it):
-   * create and connect a new one, dispose of the old one, return the new one. Called
-   * after Kafka refused part of a multi-row batch, and on sequence-number errors.
-   * Without it, such a producer keeps failing every produce to the partitions involved.
+   * Replaces a producer whose sequence numbers can no longer be trusted: create and
+   * connect a new one, dispose of the old one, return the new one (a new producer id;
+   * kafkajs cannot reset one in place). Called right after a send whose outcome is
+   * unknown (a timeout, a reset, a sequence error: the broker may have appended it; see
+   * sendAcknowledged) and after Kafka refused part of a multi-row batch; if it throws,
+   * it is called again before the next send, which it must precede.
+   * Without it, such a relay cannot go on safely: every later tick fails with
+   * ProducerRenewalRequiredError (the rows wait, nothing is lost) until the process is
+   * restarted. Anything long-running must supply it.
    */
   renewProducer?: (broken: Producer) => Promise<Producer>;
   topics: TopicMap;
@@ -319,28 +328,19 @@ export class OutboxRelay {
       await this.send(routed);
       return routed;
     } catch (error) {
-      if (isTopicUnavailableError(error)) {
-        // Metadata refused before anything was written, or a produce answer for one
-        // partition of several: the others may be written, their sequences rolled back.
-        if (routed.length > 1) await this.renewProducer('Kafka refused part of a batch');
-        throw this.topicUnavailable(routed, error);
-      }
+      // send() has already replaced the producer if the refusal may have left some
+      // partitions written (sendAcknowledged knows when).
+      if (isTopicUnavailableError(error)) throw this.topicUnavailable(routed, error);
       if (!isRowError(error)) throw error;
       this.log.warn(
         { err: error, rows: routed.length },
         'Kafka refused the batch; isolating the rows at fault',
       );
-      // kafkajs sends one request per broker for every partition of the batch and, when
-      // the broker refuses one partition, rolls back the sequence numbers of all of them,
-      // also of those the broker wrote: the next produce there would be out of order.
-      // A single row is a single partition: nothing was written, nothing to renew.
-      if (routed.length > 1) await this.renewProducer('Kafka refused part of a batch');
       refusal = error;
     }
     try {
       const isolation = await isolateRefusedRows(routed, refusal, {
         send: (rows) => this.send(rows),
-        renew: (reason) => this.renewProducer(reason),
         blocked,
         aggregateKey,
       });
@@ -367,16 +367,38 @@ export class OutboxRelay {
   }
 
   private async send(rows: RoutedRow[]): Promise<void> {
+    // After a send whose outcome is unknown (sendAcknowledged remembers it on the
+    // producer, so a new relay on the same producer sees it too), kafkajs has wound the
+    // sequence numbers back to those of a batch the broker may have appended: these
+    // rows would be taken for it and dropped. A new producer (a new producer id) is
+    // used instead of re-sending that same batch, which the broker would deduplicate,
+    // because this tick's rows are not that batch whenever shards moved, a row lock
+    // was not obtained, or another relay now uses the producer. The cost is one
+    // InitProducerId per fault, and the appended batch may reach the topic twice
+    // (at-least-once: consumers' inboxes catch it).
+    if (needsRenewal(this.producer)) await this.renewProducer('the outcome of a send is unknown');
     try {
-      await produceRows(this.producer, rows, this.opts.produceTimeoutMs);
+      await sendAcknowledged(this.producer, rowsBatch(rows, this.opts.produceTimeoutMs));
     } catch (error) {
-      if (isProducerStateError(error)) await this.renewProducer(describeError(error));
+      // Renewed at once if possible (the next tick starts clean); a renewal that fails
+      // (Kafka still down) is asked for again before the next send, above.
+      if (needsRenewal(this.producer) && this.options.renewProducer)
+        await this.renewProducer(describeError(error)).catch((renewal: unknown) =>
+          this.log.warn({ err: renewal }, 'could not replace the Kafka producer yet'),
+        );
       throw error;
     }
   }
 
   private async renewProducer(reason: string): Promise<void> {
-    if (!this.options.renewProducer) return;
+    if (!this.options.renewProducer) {
+      if (!needsRenewal(this.producer)) return;
+      this.log.error(
+        { reason },
+        'the Kafka producer must be replaced and no renewProducer was given: relaying stops',
+      );
+      throw new ProducerRenewalRequiredError();
+    }
     this.log.warn({ reason }, 'replacing the Kafka producer: its sequence numbers are stale');
     this.producer = await this.options.renewProducer(this.producer);
   }

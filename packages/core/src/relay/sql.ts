@@ -92,6 +92,8 @@ export function markSent(ids: string[], topics: string[]): Query {
 /**
  * Records a failure on each row: attempts + 1, the error, the next try after an
  * exponential backoff (seconds: base * 2^attempts, capped), dead-lettered at the cap.
+ * The backoff counts from this statement, not from `now()` (the claim): a tick that
+ * spent its time producing, or replacing its producer, would shorten it.
  */
 export function markFailed(
   ids: string[],
@@ -102,7 +104,7 @@ export function markFailed(
     text: `UPDATE outbox o SET
              attempts = o.attempts + 1,
              error = left(f.error, 2000),
-             next_attempt_at = now() + make_interval(secs => least($4::float8, $3::float8 * power(2, o.attempts))),
+             next_attempt_at = statement_timestamp() + make_interval(secs => least($4::float8, $3::float8 * power(2, o.attempts))),
              dead_lettered_at = CASE WHEN o.attempts + 1 >= $5 THEN now() END
            FROM unnest($1::bigint[], $2::text[]) AS f(id, error) WHERE o.id = f.id`,
     values: [ids, errors, opts.baseSeconds, opts.maxSeconds, opts.maxAttempts],

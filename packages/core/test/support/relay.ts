@@ -36,6 +36,15 @@ export class RelayHarness {
     return producer;
   }
 
+  /**
+   * A relay's renewProducer, as publisher-worker's: the broken producer disconnected,
+   * a new one like `producer()` connected in its place.
+   */
+  renewProducer = async (broken: Producer): Promise<Producer> => {
+    await broken.disconnect().catch(() => undefined);
+    return this.producer();
+  };
+
   async relay(
     options: Omit<RelayOptions, 'pool' | 'producer'> & { producer?: Producer },
   ): Promise<OutboxRelay> {
@@ -43,6 +52,8 @@ export class RelayHarness {
       pool: this.db.pool,
       producer: options.producer ?? (await this.producer()),
       pollIntervalMs: 100,
+      // As publisher-worker's: a relay without it stops at the first unknown outcome.
+      renewProducer: this.renewProducer,
       ...options,
     });
     this.relays.push(relay);

@@ -1,4 +1,4 @@
-import { toMessage, type OutboxRow } from '@outbox/core';
+import { sendAcknowledged, toMessage, type OutboxRow } from '@outbox/core';
 import type { Message, Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 
@@ -16,7 +16,13 @@ export interface ReplayRange {
 
 export interface ReplayOptions {
   pool: Pool;
-  /** A connected producer; idempotent is best (no duplicates of our own making). */
+  /**
+   * A connected producer built with `createPartitioner: relayPartitioner` (every
+   * partition written to is checked for its acknowledgement); idempotent is best (no
+   * duplicates of our own making). After a send whose outcome is unknown the replay
+   * fails and the producer refuses to send again (ProducerRenewalRequiredError): its
+   * sequence numbers may belong to a batch the broker appended. Replay with a new one.
+   */
   producer: Producer;
   range: ReplayRange;
   /** Publish to this topic instead of each event's recorded one (e.g. a consumer's own). */
@@ -109,10 +115,18 @@ export async function replay(options: ReplayOptions): Promise<ReplayReport> {
       report.topics[topic] = (report.topics[topic] ?? 0) + 1;
     }
     if (!options.dryRun) {
-      await options.producer.sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-      });
+      // Checked, as the relay's: kafkajs resolves a send that skipped a partition, and
+      // after an unknown outcome the next, different batch could be taken for the lost
+      // one. Refusing (rather than renewing the producer here) leaves the choice of the
+      // next producer to its owner; a replay is re-run, its duplicates caught by inboxes.
+      await sendAcknowledged(
+        options.producer,
+        {
+          acks: -1,
+          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+        },
+        { requireChecked: true },
+      );
     }
     report.published += rows.length;
     report.firstId ??= rows[0]!.id;

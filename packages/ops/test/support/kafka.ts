@@ -1,3 +1,4 @@
+import { relayPartitioner } from '@outbox/core';
 import { createTopics } from '@outbox/testkit';
 import type { Kafka, Producer } from 'kafkajs';
 
@@ -7,9 +8,11 @@ export async function createTopic(kafka: Kafka, name: string): Promise<string> {
   return topics[name] as string;
 }
 
-/** An idempotent producer, as the relay uses. */
+/** An idempotent producer, as the relay and the ops CLI's replay use. */
 export async function idempotentProducer(kafka: Kafka): Promise<Producer> {
   const producer = kafka.producer({
+    // Remembers each message's partition: replay checks each was acknowledged.
+    createPartitioner: relayPartitioner,
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
