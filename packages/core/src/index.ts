@@ -64,6 +64,12 @@ export {
   type BaseConfig,
 } from './config/base.ts';
 export { FaultySocketFactory } from './kafka/faulty-socket.ts';
+export {
+  parseKafkaRoutes,
+  routeSockets,
+  directSocketFactory,
+  type KafkaRoutes,
+} from './kafka/routes.ts';
 export { createPool, type PoolOptions } from './service/pool.ts';
 export { createOpsServer, listenOrExit, closeServer, type HealthBody } from './service/ops-http.ts';
 export {
