@@ -175,6 +175,10 @@ export async function inject(ctx: FaultContext, fault: ScheduledFault): Promise<
       );
     }
     case 'worker.kafka_drop_responses':
+      // The relay produces only what it claimed: with PostgreSQL down there is nothing
+      // to answer, and the fault would drop nothing.
+      if (ctx.busy.has('postgres'))
+        return skipped(ctx, 'postgres is down: the relay sends nothing');
       return onLink(ctx, worker, 'kafka', { kind: 'drop-responses' }, fault.seconds);
     case 'worker.kafka_black_hole':
       return onLink(ctx, worker, 'kafka', { kind: 'black-hole' }, fault.seconds);

@@ -11,5 +11,6 @@ export {
 export { parseSoakArgs, USAGE, USAGE_LINE, UsageError, type SoakArgs } from './args.ts';
 export { SoakLinks, PROXIED_PROCESSES, type ProxiedProcess, type LinkKind } from './links.ts';
 export { checkTopic, type TopicCheck } from './topic-check.ts';
+export { ProgressWatch, sampleProgress, type ProgressSample, type Stall } from './watch.ts';
 export { seededRandom } from './prng.ts';
 export { backlog, waitDrained, type Backlog } from './drain.ts';

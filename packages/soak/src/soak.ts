@@ -15,7 +15,7 @@ import { backlog, waitDrained, type Backlog } from './drain.ts';
 import { inject } from './faults.ts';
 import { SoakLinks } from './links.ts';
 import { checkTopic, type TopicCheck } from './topic-check.ts';
-import { ProgressWatch, type Stall } from './watch.ts';
+import { ProgressWatch, sampleProgress, type Stall } from './watch.ts';
 import {
   describeFault,
   FAULT_KINDS,
@@ -180,16 +180,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const started = Date.now();
     const done: SoakReport['schedule'] = [];
     const ctx = { system, failurePoints, stack, links, busy: new Set<string>(), log };
-    watch = new ProgressWatch(
-      pool,
-      started,
-      (from, until) =>
+    watch = new ProgressWatch({
+      sample: () => sampleProgress(pool),
+      clock: () => Date.now() - started,
+      recentFaults: (from, until) =>
         done
           .filter((f) => f.outcome === 'injected' && f.atActualMs >= from && f.atActualMs <= until)
           .map((f) => `t+${(f.atActualMs / 1000).toFixed(0)}s ${describeFault(f)}`),
+      // With the broker or PostgreSQL itself down nobody can move.
+      excused: () => ctx.busy.has('kafka') || ctx.busy.has('postgres'),
       log,
-      () => ctx.busy.has('kafka') || ctx.busy.has('postgres'),
-    );
+    });
     watch.start();
     for (const fault of schedule) {
       const wait = started + fault.atMs - Date.now();

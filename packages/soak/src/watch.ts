@@ -11,7 +11,8 @@ export interface Stall {
   after: string[];
 }
 
-interface Sample {
+/** What the watch reads each time. */
+export interface ProgressSample {
   sent: number;
   pending: number;
   delivered: number;
@@ -19,8 +20,9 @@ interface Sample {
   consumerBehind: boolean;
 }
 
-async function sample(pool: Pool): Promise<Sample> {
-  const { rows } = await pool.query<Sample>(
+/** One sample from the soak's database. */
+export async function sampleProgress(pool: Pool): Promise<ProgressSample> {
+  const { rows } = await pool.query<ProgressSample>(
     `SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL)::int AS sent,
             (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL)::int AS pending,
             (SELECT COALESCE(max(id), 0) FROM consumer_deliveries)::int AS delivered,
@@ -36,24 +38,32 @@ async function sample(pool: Pool): Promise<Sample> {
  * a stall, logged when it starts and ends. A silent stall (the process alive and
  * healthy, nothing moving) is the failure that the auditor alone would only show as
  * a backlog at the end. While `excused()` holds (the broker or PostgreSQL itself is
- * down, restarting) nobody can move: the clock starts again when it ends.
+ * down, restarting) nobody can move: that time does not count towards a stall, but a
+ * stall still dates from the last progress really seen (its cause may lie before).
  */
 export class ProgressWatch {
   private timer: NodeJS.Timeout | undefined;
-  private last: Sample | undefined;
+  private last: ProgressSample | undefined;
   private readonly progressAt = { relay: 0, consumer: 0 };
+  /** Time spent excused since each part's last progress. */
+  private readonly excusedMs = { relay: 0, consumer: 0 };
+  private lastTickAt = 0;
   private readonly open = new Map<Stall['who'], Stall>();
   readonly stalls: Stall[] = [];
 
   constructor(
-    private readonly pool: Pool,
-    private readonly started: number,
-    private readonly recentFaults: (sinceMs: number, untilMs: number) => string[],
-    private readonly log: (line: string) => void,
-    private readonly excused: () => boolean,
-    private readonly thresholdMs = 60_000,
+    private readonly options: {
+      sample: () => Promise<ProgressSample>;
+      /** Milliseconds since traffic started. */
+      clock: () => number;
+      /** The faults injected between two such times, described. */
+      recentFaults: (fromMs: number, untilMs: number) => string[];
+      excused: () => boolean;
+      log: (line: string) => void;
+      thresholdMs?: number;
+    },
   ) {
-    this.progressAt.relay = this.progressAt.consumer = Date.now() - started;
+    this.progressAt.relay = this.progressAt.consumer = this.lastTickAt = options.clock();
   }
 
   start(intervalMs = 5_000): void {
@@ -71,14 +81,17 @@ export class ProgressWatch {
     return this.stalls;
   }
 
-  private async tick(): Promise<void> {
-    const now = Date.now() - this.started;
-    if (this.excused()) {
-      for (const who of ['relay', 'consumer'] as const)
-        if (!this.open.has(who)) this.progressAt[who] = now;
+  /** One look (the timer calls it; a test may too). */
+  async tick(): Promise<void> {
+    const now = this.options.clock();
+    const elapsed = now - this.lastTickAt;
+    this.lastTickAt = now;
+    if (this.options.excused()) {
+      this.excusedMs.relay += elapsed;
+      this.excusedMs.consumer += elapsed;
       return;
     }
-    const s = await sample(this.pool).catch(() => undefined);
+    const s = await this.options.sample().catch(() => undefined);
     if (!s) return;
     const prev = this.last;
     this.last = s;
@@ -90,24 +103,28 @@ export class ProgressWatch {
     const open = this.open.get(who);
     if (moved || !waiting) {
       this.progressAt[who] = now;
+      this.excusedMs[who] = 0;
       if (open) {
         open.untilMs = now;
         this.open.delete(who);
-        this.log(`  ${who} moves again (stalled ${((now - open.sinceMs) / 1000).toFixed(0)} s)`);
+        this.options.log(
+          `  ${who} moves again (stalled ${((now - open.sinceMs) / 1000).toFixed(0)} s)`,
+        );
       }
       return;
     }
-    if (open || now - this.progressAt[who] < this.thresholdMs) return;
+    const threshold = this.options.thresholdMs ?? 60_000;
+    if (open || now - this.progressAt[who] - this.excusedMs[who] < threshold) return;
     const since = this.progressAt[who];
     const stall: Stall = {
       who,
       sinceMs: since,
       untilMs: undefined,
-      after: this.recentFaults(since - 60_000, since),
+      after: this.options.recentFaults(since - 60_000, since),
     };
     this.open.set(who, stall);
     this.stalls.push(stall);
-    this.log(
+    this.options.log(
       `  STALL: the ${who} has moved nothing since t+${(since / 1000).toFixed(1)}s while work waits (after: ${stall.after.join('; ') || 'no fault'})`,
     );
   }
