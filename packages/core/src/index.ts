@@ -81,6 +81,12 @@ export {
 } from './config/base.ts';
 export { demoTopicSpecs, type TopicSpec } from './config/topics.ts';
 export { FaultySocketFactory } from './kafka/faulty-socket.ts';
+export {
+  parseKafkaRoutes,
+  routeSockets,
+  directSocketFactory,
+  type KafkaRoutes,
+} from './kafka/routes.ts';
 export { createPool, type PoolOptions } from './service/pool.ts';
 export { createOpsServer, listenOrExit, closeServer, type HealthBody } from './service/ops-http.ts';
 export {

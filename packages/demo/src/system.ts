@@ -29,6 +29,11 @@ export interface SystemOptions {
   dashboard?: boolean;
   /** Extra environment for every service. */
   env?: Record<string, string>;
+  /**
+   * Extra environment of one process, by name ('publisher-worker-1', 'inventory-consumer',
+   * …), applied last: the soak points one service's links at a fault proxy with it.
+   */
+  processEnv?: Record<string, Record<string, string>>;
   log?: (line: string) => void;
   /** Which PostgreSQL and Kafka (dev-stack options: data dir, env); default the repo's `.data`. */
   stack?: StackOptions;
@@ -173,6 +178,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         ...baseEnv,
         ...spec.env,
         ...options.env,
+        ...options.processEnv?.[spec.name],
         PORT: String(spec.port),
       },
     });

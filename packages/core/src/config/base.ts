@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { z } from 'zod';
+import { parseKafkaRoutes } from '../kafka/routes.ts';
 
 /**
  * Why each default (a silent PostgreSQL link must not pin a relay's shards for long;
@@ -66,6 +67,23 @@ export const baseConfigSchema = z.object({
   KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  /**
+   * Lab and tests only, off when unset: `broker=proxy,…` (each host:port) makes the
+   * service dial a fault proxy instead of a broker's advertised address (see
+   * kafka/routes.ts). Never needed in production.
+   */
+  KAFKA_ROUTES: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (!text?.trim()) return undefined;
+      try {
+        return parseKafkaRoutes(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Prefix of every topic name (tests isolate themselves with it). */
   TOPIC_PREFIX: z
     .string()

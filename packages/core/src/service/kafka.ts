@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { TopicSpec } from '../config/topics.ts';
 import type { Logger } from '../logger.ts';
+import { routeSockets, type KafkaRoutes } from '../kafka/routes.ts';
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -27,6 +28,8 @@ export interface KafkaConnectionConfig {
   KAFKA_SASL_MECHANISM?: 'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
   KAFKA_SASL_USERNAME?: string | undefined;
   KAFKA_SASL_PASSWORD?: string | undefined;
+  /** Lab only: broker address → fault proxy address (KAFKA_ROUTES). */
+  KAFKA_ROUTES?: KafkaRoutes | undefined;
 }
 
 /**
@@ -79,6 +82,9 @@ export function kafkaClient(
     logCreator: pinoLogCreator(log.child({ component: 'kafkajs' })),
     ...kafkaSecurity(config),
     ...overrides,
+    ...(config.KAFKA_ROUTES?.size
+      ? { socketFactory: routeSockets(config.KAFKA_ROUTES, overrides.socketFactory) }
+      : {}),
   });
 }
 
