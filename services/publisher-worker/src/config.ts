@@ -20,6 +20,12 @@ export const configSchema = baseConfigSchema.extend({
   BATCH_SIZE: z.coerce.number().int().positive().default(500),
   POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
+  /**
+   * /healthz answers 503 when the relay loop has completed no tick for this long. The
+   * loop ticks at least once per poll interval (5 s) and backs off at most 10 s after a
+   * failure; a produce may take up to 30 s: 60 s is past all of them.
+   */
+  RELAY_STALL_MS: z.coerce.number().int().min(1_000).default(60_000),
 });
 export type WorkerConfig = z.infer<typeof configSchema>;
 
