@@ -22,6 +22,8 @@ export interface TestDbOptions {
   stock?: number;
   /** Pool size (default 10). */
   max?: number;
+  /** A PostgreSQL of the test's own (one it restarts) instead of the run's shared one. */
+  databaseUrl?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface TestDbOptions {
  * close unless the test failed (then left behind for inspection, as pg-boss does).
  */
 export async function createTestDb(options: TestDbOptions = {}): Promise<TestDb> {
-  const databaseUrl = inject('databaseUrl');
+  const databaseUrl = options.databaseUrl ?? inject('databaseUrl');
   const schema = `t_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();

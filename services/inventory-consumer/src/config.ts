@@ -11,6 +11,13 @@ export const configSchema = baseConfigSchema
     CONSUMER_NAME: z.string().min(1).default('inventory'),
     /** Kafka consumer group; defaults to `${TOPIC_PREFIX}inventory`. */
     GROUP_ID: z.string().min(1).optional(),
+    /**
+     * /healthz: lag with no message applied (or, lag unknown, no fetch) for longer than
+     * this is a stall (503). 30 s: three session timeouts, well past a rebalance.
+     */
+    CONSUMER_STALL_MS: z.coerce.number().int().min(1_000).default(30_000),
+    /** How often /healthz's view of the group's lag is read from Kafka. */
+    CONSUMER_LAG_PROBE_MS: z.coerce.number().int().min(100).default(2_000),
   })
   .transform((c) => ({ ...c, GROUP_ID: c.GROUP_ID ?? `${c.TOPIC_PREFIX}inventory` }));
 export type ConsumerConfig = z.infer<typeof configSchema>;

@@ -14,23 +14,26 @@ import {
   onShutdown,
   pgConfig,
 } from '@outbox/core';
+import type { ConsumerGroupJoinEvent } from 'kafkajs';
 import { loadConfig } from './config.ts';
+import { ConsumerHealth } from './health.ts';
 import { createDeadLetterProducer, createKafka } from './kafka.ts';
 import { ConsumerMetrics } from './metrics.ts';
 import { createOnMessage } from './on-message.ts';
+import { SupervisedConsumer } from './supervised-consumer.ts';
 
 /**
  * inventory-consumer: reads orders.events in a consumer group and applies each event
- * to the inventory exactly once through the inbox. SIGTERM/SIGINT: the message in
- * flight finishes (consumer.disconnect waits for it), then the pool closes; a second
- * signal exits at once.
+ * to the inventory exactly once through the inbox. The kafkajs consumer is rebuilt when
+ * it crashes for good, and /healthz reports a stall (lag, no progress) as unhealthy.
+ * SIGTERM/SIGINT: the message in flight finishes (consumer.disconnect waits for it),
+ * then the pool closes; a second signal exits at once.
  */
 const config = loadConfig(process.env);
 const log = createLogger('inventory-consumer', config.LOG_LEVEL).child({
   consumer: config.CONSUMER_NAME,
 });
 const topics = demoTopics(config.TOPIC_PREFIX);
-let joined = false;
 // False until the shutdown below is armed: before that a signal exits at once.
 let stopping = (): boolean => false;
 
@@ -48,17 +51,6 @@ await ensureTopics(kafka, Object.values(demoTopicSpecs(config.TOPIC_PREFIX)), lo
 );
 const producer = createDeadLetterProducer(kafka);
 await producer.connect();
-const consumer = kafka.consumer({
-  groupId: config.GROUP_ID,
-  // Short session: a consumer killed by a failure point is replaced within ~10 s
-  // instead of the 30 s default, and its partitions are handed over sooner.
-  sessionTimeout: 10_000,
-  rebalanceTimeout: 10_000,
-  heartbeatInterval: 1_000,
-});
-await consumer.connect();
-await consumer.subscribe({ topic: topics.orders, fromBeginning: true });
-
 const metrics = new ConsumerMetrics();
 metrics.initReasons([
   'missing_event_id',
@@ -67,20 +59,57 @@ metrics.initReasons([
   'invalid_payload',
   'handler_error',
 ]);
-const server = createOpsServer(metrics.registry, () => ({
-  ok: !stopping() && joined,
-  consumer: config.CONSUMER_NAME,
+const health = new ConsumerHealth(kafka.admin(), {
   groupId: config.GROUP_ID,
-  joined,
-}));
+  topic: topics.orders,
+  stallMs: config.CONSUMER_STALL_MS,
+  probeMs: config.CONSUMER_LAG_PROBE_MS,
+  log,
+});
+const server = createOpsServer(metrics.registry, () => {
+  const report = health.report();
+  return {
+    ...report,
+    ok: !stopping() && report.ok,
+    consumer: config.CONSUMER_NAME,
+    groupId: config.GROUP_ID,
+  };
+});
 const port = await new Promise<number>((resolve) =>
   listenOrExit(server, { host: config.HOST, port: config.PORT }, log, resolve),
 );
 
+const consumer = new SupervisedConsumer({
+  kafka,
+  consumerConfig: {
+    groupId: config.GROUP_ID,
+    // Short session: a consumer killed by a failure point is replaced within ~10 s
+    // instead of the 30 s default, and its partitions are handed over sooner.
+    sessionTimeout: 10_000,
+    rebalanceTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    // kafkajs' production defaults, spelled out: under NODE_ENV=test it would swap in
+    // others (15 fast retries), and the tests must run what production runs.
+    retry: { initialRetryTime: 300, maxRetryTime: 30_000, factor: 0.2, multiplier: 2, retries: 5 },
+  },
+  topic: topics.orders,
+  handler: (commitOffsets) =>
+    createOnMessage({
+      pool,
+      commitOffsets,
+      producer,
+      failurePoints,
+      metrics,
+      log,
+      consumerName: config.CONSUMER_NAME,
+      dlqTopic: topics.deadLetter,
+    }),
+  health,
+  log,
+});
 // Ready once the group gave us partitions: before that, nothing is consumed.
-consumer.on(consumer.events.GROUP_JOIN, (e) => {
-  const first = !joined;
-  joined = true;
+let announced = false;
+const watchJoins = (e: ConsumerGroupJoinEvent): void => {
   const summary = {
     host: config.HOST,
     port,
@@ -90,26 +119,13 @@ consumer.on(consumer.events.GROUP_JOIN, (e) => {
     schema: config.DATABASE_SCHEMA,
     assignment: e.payload.memberAssignment,
   };
-  if (first) log.info(summary, `inventory-consumer ready on ${config.HOST}:${port}`);
+  if (!announced) log.info(summary, `inventory-consumer ready on ${config.HOST}:${port}`);
   else log.info(summary, 'consumer group rebalanced');
-});
-consumer.on(consumer.events.CRASH, (e) =>
-  log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed'),
-);
-
-await consumer.run({
-  autoCommit: false,
-  eachMessage: createOnMessage({
-    pool,
-    consumer,
-    producer,
-    failurePoints,
-    metrics,
-    log,
-    consumerName: config.CONSUMER_NAME,
-    dlqTopic: topics.deadLetter,
-  }),
-});
+  announced = true;
+};
+health.onJoin(watchJoins);
+await health.start();
+await consumer.start();
 
 disarmStartupSignal();
 const shutdown = onShutdown(log, {
@@ -119,8 +135,9 @@ const shutdown = onShutdown(log, {
   steps: [
     () =>
       consumer
-        .disconnect()
+        .stop()
         .catch((error: unknown) => log.warn({ err: error }, 'consumer disconnect failed')),
+    () => health.stop(),
     () =>
       producer
         .disconnect()

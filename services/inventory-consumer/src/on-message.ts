@@ -1,5 +1,5 @@
 import { crashNow, FailurePoint, type FailurePoints, type Logger } from '@outbox/core';
-import type { Consumer, EachMessagePayload, Producer } from 'kafkajs';
+import type { EachMessagePayload, Producer, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import type { Pool } from 'pg';
 import { deadLetter } from './dead-letter.ts';
 import { handleDelivery } from './handle-message.ts';
@@ -7,9 +7,34 @@ import { decodeMessage, PoisonMessageError, type DeadLetterReason } from './mess
 import type { ConsumerMetrics } from './metrics.ts';
 import { isTransientDbError } from './transient.ts';
 
+/**
+ * Kafka's answers that mean "this member's place in the group is gone or moving": the
+ * member must rejoin. kafkajs' runner rejoins when eachMessage throws one of these as
+ * they are, but commitOffsets wraps them in a KafkaJSNonRetriableError, which the runner
+ * turns into a crash it does not restart (issue 10: expelled during a long database
+ * outage, the consumer stopped for good).
+ */
+const REJOIN_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'UNKNOWN_MEMBER_ID',
+  'ILLEGAL_GENERATION',
+  'REBALANCE_IN_PROGRESS',
+  'NOT_COORDINATOR_FOR_GROUP',
+]);
+
+/** The group-membership error inside a kafkajs error chain, if there is one. */
+export function rejoinCause(error: unknown): Error | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth += 1) {
+    const err = e as { type?: unknown; cause?: unknown };
+    if (typeof err.type === 'string' && REJOIN_ERROR_TYPES.has(err.type)) return e as Error;
+    e = err.cause;
+  }
+  return undefined;
+}
+
 export interface OnMessageDeps {
   pool: Pool;
-  consumer: Consumer;
+  /** Commits offsets through the kafkajs consumer currently running. */
+  commitOffsets: (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>;
   producer: Producer;
   failurePoints: FailurePoints;
   metrics: ConsumerMetrics;
@@ -105,8 +130,19 @@ export function createOnMessage(
         );
       }
     }
-    await deps.consumer.commitOffsets([
-      { topic, partition, offset: (BigInt(message.offset) + 1n).toString() },
-    ]);
+    try {
+      await deps.commitOffsets([
+        { topic, partition, offset: (BigInt(message.offset) + 1n).toString() },
+      ]);
+    } catch (error) {
+      // The effect is committed in PostgreSQL; after the rejoin Kafka redelivers the
+      // message and the inbox catches it as a duplicate.
+      const cause = rejoinCause(error);
+      if (cause) {
+        log.warn({ ...where, err: cause }, 'offset commit refused by the group; rejoining');
+        throw cause;
+      }
+      throw error;
+    }
   };
 }

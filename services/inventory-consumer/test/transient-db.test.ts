@@ -1,8 +1,11 @@
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  dropRole,
+  secretRole,
   type ServiceProcess,
   startService,
+  stopAll,
   type TestDb,
   testKafka,
   waitFor,
@@ -59,5 +62,58 @@ describe('inventory-consumer: a transient database error', () => {
     expect(consumer.child.exitCode).toBeNull(); // survived the lost connection
     const metrics = await (await fetch(`${consumer.url}/metrics`)).text();
     expect(metrics).toMatch(/consumer_transient_errors_total 1/);
+  });
+
+  it('a statement timeout on a locked row (57014) is retried, not dead-lettered: applied once the lock goes', async () => {
+    // The consumer's own role carries a 50 ms statement_timeout, so every one of its
+    // statements that waits for the row lock below is cancelled with SQLSTATE 57014.
+    const { role, url } = await secretRole(db);
+    await db.pool.query(`ALTER ROLE ${role} SET statement_timeout = '50ms'`);
+    const blocker = await db.pool.connect();
+    let locked = false;
+    try {
+      const consumer = await startService({ ...consumerEnv(db, prefix), DATABASE_URL: url });
+      procs.push(consumer);
+      await blocker.query('BEGIN');
+      locked = true;
+      await blocker.query("SELECT * FROM inventory WHERE sku = 'sku-1' FOR UPDATE");
+      const event = orderCreated({ quantity: 1 });
+      await produce(producer, topic, [event]);
+      const transientErrors = async () => {
+        const metrics = await (await fetch(`${consumer.url}/metrics`)).text();
+        return Number(/^consumer_transient_errors_total (\d+)/m.exec(metrics)?.[1] ?? 0);
+      };
+      const deadLetters = async () =>
+        (await db.pool.query<{ reason: string }>('SELECT reason FROM consumer_dead_letters')).rows;
+      // Either outcome ends the wait: two timeouts retried, or the message parked.
+      await waitFor(
+        async () => (await transientErrors()) >= 2 || (await deadLetters()).length > 0,
+        {
+          what: 'the consumer to meet the statement timeout twice',
+          timeoutMs: 60_000,
+        },
+      );
+      expect(await deadLetters()).toEqual([]);
+      expect(await deliveries(db)).toEqual([]);
+      await blocker.query('ROLLBACK');
+      locked = false;
+
+      await waitFor(async () => (await deliveries(db)).length === 1, {
+        what: 'the delivery once the lock is released',
+        timeoutMs: 60_000,
+      });
+      const { orderId } = JSON.parse(String(event.value)) as { orderId: string };
+      expect(await reservations(db, orderId)).toHaveLength(1);
+      expect((await deliveries(db))[0]?.outcome).toBe('processed');
+      expect(await deadLetters()).toEqual([]);
+      expect(
+        consumer.lines.some((l) => l.err && /statement timeout/.test(JSON.stringify(l.err))),
+      ).toBe(true);
+    } finally {
+      if (locked) await blocker.query('ROLLBACK');
+      blocker.release();
+      await stopAll(procs);
+      await dropRole(db, role);
+    }
   });
 });

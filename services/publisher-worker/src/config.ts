@@ -39,6 +39,12 @@ export const configSchema = baseConfigSchema.extend({
    */
   MEMBER_TTL_MS: z.coerce.number().int().positive().optional(),
   MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
+  /**
+   * /healthz answers 503 when the relay loop has completed no tick for this long. The
+   * loop ticks at least once per poll interval (5 s) and backs off at most 10 s after a
+   * failure; a produce may take up to 30 s: 60 s is past all of them.
+   */
+  RELAY_STALL_MS: z.coerce.number().int().min(1_000).default(60_000),
 });
 
 /** The relay's timing invariant (core's relay/timings.ts), checked with the rest. */

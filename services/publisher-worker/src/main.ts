@@ -126,11 +126,18 @@ new Gauge({
 });
 await relay.start();
 
-const server = createOpsServer(registry, () => ({
-  ok: !shutdown.stopping,
-  replicaId: config.REPLICA_ID,
-  sharded: relay.isSharded,
-}));
+// Healthy means the relay loop is making rounds: a tick completed within RELAY_STALL_MS.
+const server = createOpsServer(registry, () => {
+  const lastTickAgoMs = Date.now() - relay.lastTickAt;
+  const stalled = lastTickAgoMs > config.RELAY_STALL_MS;
+  return {
+    ok: !shutdown.stopping && !stalled,
+    ...(stalled ? { reason: `no relay tick completed for ${lastTickAgoMs} ms` } : {}),
+    replicaId: config.REPLICA_ID,
+    sharded: relay.isSharded,
+    lastTickAgoMs,
+  };
+});
 listenOrExit(server, { host: config.HOST, port: config.PORT }, log, (port) => {
   log.info(
     {

@@ -21,12 +21,21 @@ export class RelaySwitch {
   private timer: NodeJS.Timeout | undefined;
   private switching: Promise<void> = Promise.resolve();
   private stopped = false;
+  private relayStartedAt = Date.now();
 
   constructor(private readonly options: RelaySwitchOptions) {}
 
   /** Whether the running relay divides the shards (for /healthz and the metric). */
   get isSharded(): boolean {
     return this.sharded;
+  }
+
+  /**
+   * When the running relay last completed a tick; while it has not yet (or during a
+   * swap), when it was started. /healthz compares this with RELAY_STALL_MS.
+   */
+  get lastTickAt(): number {
+    return this.relay?.lastTickAt ?? this.relayStartedAt;
   }
 
   async start(): Promise<void> {
@@ -58,6 +67,7 @@ export class RelaySwitch {
 
   private async startRelay(sharded: boolean): Promise<void> {
     this.sharded = sharded;
+    this.relayStartedAt = Date.now();
     this.relay = new OutboxRelay({ ...this.options.relay, sharded });
     await this.relay.start();
   }

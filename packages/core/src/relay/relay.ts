@@ -131,6 +131,7 @@ export class OutboxRelay {
   private stopped: Promise<void> | undefined;
   private readonly signal = new WakeSignal();
   private producer: Producer;
+  private lastCompletedTickAt: number | undefined;
 
   constructor(private readonly options: RelayOptions) {
     this.producer = options.producer;
@@ -165,6 +166,11 @@ export class OutboxRelay {
     if (this.loop) return;
     await this.listener?.start();
     this.loop = this.run();
+  }
+
+  /** When a tick last completed (epoch ms), undefined before the first: for /healthz. */
+  get lastTickAt(): number | undefined {
+    return this.lastCompletedTickAt;
   }
 
   /** Cuts the current sleep short: something new is pending. */
@@ -229,7 +235,11 @@ export class OutboxRelay {
     const end = this.options.metrics?.tickDuration.startTimer();
     try {
       const shards = this.assigner ? await this.assigner.shards() : undefined;
-      return await withTransaction(this.options.pool, (client) => this.relayBatch(client, shards));
+      const result = await withTransaction(this.options.pool, (client) =>
+        this.relayBatch(client, shards),
+      );
+      this.lastCompletedTickAt = Date.now();
+      return result;
     } finally {
       end?.();
     }
