@@ -1,8 +1,6 @@
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  dropRole,
-  secretRole,
   type ServiceProcess,
   startService,
   stopAll,
@@ -65,14 +63,16 @@ describe('inventory-consumer: a transient database error', () => {
   });
 
   it('a statement timeout on a locked row (57014) is retried, not dead-lettered: applied once the lock goes', async () => {
-    // The consumer's own role carries a 50 ms statement_timeout, so every one of its
-    // statements that waits for the row lock below is cancelled with SQLSTATE 57014.
-    const { role, url } = await secretRole(db);
-    await db.pool.query(`ALTER ROLE ${role} SET statement_timeout = '50ms'`);
+    // The consumer's sessions get a 50 ms statement_timeout (set at connect, from its
+    // configuration), so every one of its statements that waits for the row lock below
+    // is cancelled with SQLSTATE 57014.
     const blocker = await db.pool.connect();
     let locked = false;
     try {
-      const consumer = await startService({ ...consumerEnv(db, prefix), DATABASE_URL: url });
+      const consumer = await startService({
+        ...consumerEnv(db, prefix),
+        DATABASE_STATEMENT_TIMEOUT_MS: '50',
+      });
       procs.push(consumer);
       await blocker.query('BEGIN');
       locked = true;
@@ -113,7 +113,6 @@ describe('inventory-consumer: a transient database error', () => {
       if (locked) await blocker.query('ROLLBACK');
       blocker.release();
       await stopAll(procs);
-      await dropRole(db, role);
     }
   });
 });
