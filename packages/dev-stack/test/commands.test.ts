@@ -24,6 +24,7 @@ const COMMANDS: { name: string; entry: string; bad: string[][] }[] = [
     bad: [['--nope'], ['wat'], ['cleanup', '--outbox-retention', '7x'], ['requeue']],
   },
   { name: 'bench', entry: 'packages/bench/src/main.ts', bad: [['--help-me'], ['--only', 'x']] },
+  { name: 'soak', entry: 'packages/soak/src/cli.ts', bad: [['--nope'], ['--rate', 'x']] },
 ];
 
 function run(entry: string, args: string[]) {
