@@ -1,9 +1,12 @@
-import { Kafka, logLevel } from 'kafkajs';
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 // Relative, as the testkit: @outbox/fault-proxy's tests use the testkit, which depends
 // on core, so a dependency of core on it would be a cycle.
-import { FaultProxy, loseNextResponse, routedSocketFactory } from '../../fault-proxy/src/index.ts';
+import {
+  type FaultProxy,
+  kafkaThroughProxy,
+  loseNextResponse,
+} from '../../fault-proxy/src/index.ts';
 import type { OutboxRelay } from '../src/index.ts';
 import {
   createTestDb,
@@ -34,18 +37,9 @@ describe('relay after a produce whose response was lost', () => {
   let locker: pg.PoolClient | undefined;
 
   beforeEach(async () => {
-    const [host, port] = broker!.split(':') as [string, string];
-    proxy = await FaultProxy.start({ target: { host, port: Number(port) } });
-    // The broker advertises the address the bootstrap list names: routing it sends
-    // every link of this client through the proxy.
-    const proxied = new Kafka({
-      clientId: 'lost-response',
-      brokers: [broker!],
-      logLevel: logLevel.NOTHING,
-      socketFactory: routedSocketFactory(new Map([[broker!, proxy.address]])),
-      requestTimeout: 5_000,
-      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
-    });
+    const through = await kafkaThroughProxy(broker!, 'lost-response');
+    proxy = through.proxy;
+    const proxied = through.kafka;
     db = await createTestDb();
     h = new RelayHarness(db, proxied);
     // One partition: A and B share it, as any two rows of one partition would.

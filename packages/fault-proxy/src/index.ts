@@ -12,4 +12,5 @@ export {
   type FaultModeKind,
 } from './modes.ts';
 export { routedSocketFactory, parseRoutes } from './kafka-route.ts';
+export { kafkaThroughProxy, type KafkaThroughProxy } from './kafka-through.ts';
 export { loseNextResponse, type LostResponse } from './lost-response.ts';

@@ -1,4 +1,4 @@
-import { FaultProxy, loseNextResponse, routedSocketFactory } from '@outbox/fault-proxy';
+import { type FaultProxy, kafkaThroughProxy, loseNextResponse } from '@outbox/fault-proxy';
 import {
   createTestDb,
   createTopics,
@@ -8,7 +8,7 @@ import {
   testKafka,
   waitFor,
 } from '@outbox/testkit';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { replay } from '../src/index.ts';
 import { age, appendEvents } from './support/db.ts';
@@ -29,16 +29,9 @@ describe('replay after a produce whose response was lost', () => {
   let topic: string;
 
   beforeEach(async () => {
-    const [host, port] = broker!.split(':') as [string, string];
-    proxy = await FaultProxy.start({ target: { host, port: Number(port) } });
-    const proxied = new Kafka({
-      clientId: 'replay-lost-response',
-      brokers: [broker!],
-      logLevel: logLevel.NOTHING,
-      socketFactory: routedSocketFactory(new Map([[broker!, proxy.address]])),
-      requestTimeout: 5_000,
-      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
-    });
+    const through = await kafkaThroughProxy(broker!, 'replay-lost-response');
+    proxy = through.proxy;
+    const proxied = through.kafka;
     db = await createTestDb();
     producer = await idempotentProducer(proxied);
     // One partition: every replayed event shares it.

@@ -19,5 +19,6 @@ export {
   type StartOptions,
 } from './process.ts';
 export { sleep, waitFor } from './wait.ts';
+export { describeDemoTopicsCreatedBy, type Stoppable } from './demo-topics.ts';
 export { dropRole, listenersOn, secretRole } from './exposure.ts';
 export { rawRequest, type RawRequest, type RawResponse } from './raw-http.ts';

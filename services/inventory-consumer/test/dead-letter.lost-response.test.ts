@@ -1,4 +1,4 @@
-import { FaultProxy, loseNextResponse, routedSocketFactory } from '@outbox/fault-proxy';
+import { type FaultProxy, kafkaThroughProxy, loseNextResponse } from '@outbox/fault-proxy';
 import {
   createTestDb,
   createTopics,
@@ -8,7 +8,7 @@ import {
   testKafka,
   waitFor,
 } from '@outbox/testkit';
-import { Kafka, logLevel, type KafkaMessage, type Producer } from 'kafkajs';
+import type { KafkaMessage, Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { deadLetter, type DeadLetter } from '../src/dead-letter.ts';
 import { createDeadLetterProducer } from '../src/kafka.ts';
@@ -28,16 +28,9 @@ describe('dead-letter after a produce whose response was lost', () => {
   let dlq: string;
 
   beforeEach(async () => {
-    const [host, port] = broker!.split(':') as [string, string];
-    proxy = await FaultProxy.start({ target: { host, port: Number(port) } });
-    const proxied = new Kafka({
-      clientId: 'dead-letter-lost-response',
-      brokers: [broker!],
-      logLevel: logLevel.NOTHING,
-      socketFactory: routedSocketFactory(new Map([[broker!, proxy.address]])),
-      requestTimeout: 5_000,
-      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
-    });
+    const through = await kafkaThroughProxy(broker!, 'dead-letter-lost-response');
+    proxy = through.proxy;
+    const proxied = through.kafka;
     db = await createTestDb();
     // The producer exactly as the consumer builds it.
     producer = createDeadLetterProducer(proxied);

@@ -1,34 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createTestDb,
-  demoTopicPartitions,
-  type ServiceProcess,
-  startService,
-  stopAll,
-  type TestDb,
-  testKafka,
-} from '@outbox/testkit';
+import { createTestDb, describeDemoTopicsCreatedBy, startService } from '@outbox/testkit';
 import { consumerEnv } from './support/events.ts';
 
-/** The demo's topics have one definition (core's demoTopicSpecs), whoever starts first. */
-describe('inventory-consumer started first creates the demo topics as every service would', () => {
-  const kafka = testKafka();
-  let db: TestDb;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    db = await createTestDb();
-  });
-  afterEach(async () => {
-    await stopAll(procs);
-    await db.close();
-  });
-
-  it('orders.events and its dead-letter topic with the specified partitions', async () => {
-    const prefix = `test-${randomBytes(4).toString('hex')}.`;
-    procs.push(await startService(consumerEnv(db, prefix)));
-    const { actual, expected } = await demoTopicPartitions(kafka, prefix);
-    expect(actual).toEqual(expected);
-  });
+describeDemoTopicsCreatedBy('inventory-consumer', async (prefix) => {
+  const db = await createTestDb();
+  const service = await startService(consumerEnv(db, prefix));
+  return { stop: () => service.stop().finally(() => db.close()) };
 });
