@@ -40,12 +40,7 @@ let stopping = (): boolean => false;
 // Until `onShutdown` below, a signal exits at once (nothing is in flight yet).
 const disarmStartupSignal = exitOnStartupSignal(log);
 
-// One partition at a time held the whole consumer to one message's round trips (~156
-// events/s here, under the ~170/s of the demo at 100 orders/s: the 30-minute soak's lag
-// only grew). Every partition of orders.events runs side by side, FIFO per partition
-// kept (test/partitions-in-parallel.test.ts); the pool has a connection for each.
-const partitionsConcurrently = demoTopicSpecs(config.TOPIC_PREFIX).orders.numPartitions;
-const pool = createPool(config, log, { max: partitionsConcurrently + 2, watchCheckedOut: true });
+const pool = createPool(config, log, { max: 5, watchCheckedOut: true });
 await migrate(pool);
 const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
 await failurePoints.start();
@@ -98,7 +93,6 @@ const consumer = new SupervisedConsumer({
     retry: { initialRetryTime: 300, maxRetryTime: 30_000, factor: 0.2, multiplier: 2, retries: 5 },
   },
   topic: topics.orders,
-  partitionsConcurrently,
   handler: (commitOffsets) =>
     createOnMessage({
       pool,

@@ -11,11 +11,6 @@ import type { ConsumerHealth } from './health.ts';
 export interface SupervisedConsumerOptions {
   kafka: Kafka;
   consumerConfig: ConsumerConfig;
-  /**
-   * Partitions handled at once (kafkajs' partitionsConsumedConcurrently). Messages of
-   * one partition stay one at a time, in order; only partitions run side by side.
-   */
-  partitionsConcurrently?: number;
   topic: string;
   /** The eachMessage handler, given how to commit through the consumer now running. */
   handler: (
@@ -73,7 +68,6 @@ export class SupervisedConsumer {
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
-      partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
       eachMessage: async (payload) => {
         await onMessage(payload);
         health.progressed();
