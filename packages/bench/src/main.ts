@@ -11,6 +11,7 @@ import { renderChart } from './report/chart.ts';
 import { writeResultsMarkdown } from './report/results-md.ts';
 import { benchApi } from './scenarios/api.ts';
 import { benchCeilings } from './scenarios/ceilings.ts';
+import { benchConsumer } from './scenarios/consumer.ts';
 import { benchDrain } from './scenarios/drain.ts';
 import { benchGrowth } from './scenarios/growth.ts';
 import { benchInbox } from './scenarios/inbox.ts';
@@ -51,6 +52,7 @@ const RUNNERS: Record<ScenarioName, (c: BenchContext) => Promise<ScenarioResult>
   api: benchApi,
   growth: benchGrowth,
   inbox: benchInbox,
+  consumer: benchConsumer,
 };
 
 const leftovers = await dropLeftovers(ctx.databaseUrl);

@@ -9,6 +9,7 @@ export const SCENARIOS = [
   'api',
   'growth',
   'inbox',
+  'consumer',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -16,6 +16,12 @@ export const configSchema = baseConfigSchema
      * this is a stall (503). 30 s: three session timeouts, well past a rebalance.
      */
     CONSUMER_STALL_MS: z.coerce.number().int().min(1_000).default(30_000),
+    /**
+     * The most messages of one partition applied in one PostgreSQL transaction and
+     * covered by one offset commit. 1 is the seed's one-transaction-per-message
+     * consumer (~300 events/s here); the bench's consumer scenario measures both.
+     */
+    CONSUMER_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(100),
     /** How often /healthz's view of the group's lag is read from Kafka. */
     CONSUMER_LAG_PROBE_MS: z.coerce.number().int().min(100).default(2_000),
   })

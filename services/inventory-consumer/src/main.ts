@@ -19,14 +19,14 @@ import { loadConfig } from './config.ts';
 import { ConsumerHealth } from './health.ts';
 import { createDeadLetterProducer, createKafka } from './kafka.ts';
 import { ConsumerMetrics } from './metrics.ts';
-import { createOnMessage } from './on-message.ts';
+import { createOnBatch } from './on-batch.ts';
 import { SupervisedConsumer } from './supervised-consumer.ts';
 
 /**
  * inventory-consumer: reads orders.events in a consumer group and applies each event
  * to the inventory exactly once through the inbox. The kafkajs consumer is rebuilt when
  * it crashes for good, and /healthz reports a stall (lag, no progress) as unhealthy.
- * SIGTERM/SIGINT: the message in flight finishes (consumer.disconnect waits for it),
+ * SIGTERM/SIGINT: the chunk in flight finishes (consumer.disconnect waits for it),
  * then the pool closes; a second signal exits at once.
  */
 const config = loadConfig(process.env);
@@ -94,8 +94,9 @@ const consumer = new SupervisedConsumer({
   },
   topic: topics.orders,
   handler: (commitOffsets) =>
-    createOnMessage({
+    createOnBatch({
       pool,
+      chunkSize: config.CONSUMER_BATCH_MAX,
       commitOffsets,
       producer,
       failurePoints,
@@ -129,7 +130,7 @@ await consumer.start();
 
 disarmStartupSignal();
 const shutdown = onShutdown(log, {
-  message: 'stopping: finishing the message in flight',
+  message: 'stopping: finishing the chunk in flight',
   timeoutMs: 30_000,
   timeoutMessage: 'shutdown did not finish in 30 s; exiting',
   steps: [

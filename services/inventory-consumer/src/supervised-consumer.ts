@@ -2,7 +2,7 @@ import type { Logger } from '@outbox/core';
 import type {
   Consumer,
   ConsumerConfig,
-  EachMessagePayload,
+  EachBatchPayload,
   Kafka,
   TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
@@ -12,10 +12,14 @@ export interface SupervisedConsumerOptions {
   kafka: Kafka;
   consumerConfig: ConsumerConfig;
   topic: string;
-  /** The eachMessage handler, given how to commit through the consumer now running. */
+  /**
+   * The eachBatch handler, given how to commit through the consumer now running. It
+   * resolves the offsets it has handled itself (eachBatchAutoResolve is off: a batch cut
+   * short by a shutdown or a rebalance must not count as handled).
+   */
   handler: (
     commitOffsets: (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>,
-  ) => (payload: EachMessagePayload) => Promise<void>;
+  ) => (payload: EachBatchPayload) => Promise<void>;
   health: ConsumerHealth;
   log: Logger;
   /** First delay before a rebuild; doubles on each failed one, up to `maxRestartDelayMs`. */
@@ -47,7 +51,7 @@ export class SupervisedConsumer {
     await this.launch();
   }
 
-  /** Leaves the group (waiting for the message in flight) and stops rebuilding. */
+  /** Leaves the group (waiting for the chunk in flight) and stops rebuilding. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
@@ -63,13 +67,14 @@ export class SupervisedConsumer {
       log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       if (!e.payload.restart) this.scheduleRebuild(consumer);
     });
-    const onMessage = this.options.handler((offsets) => consumer.commitOffsets(offsets));
+    const onBatch = this.options.handler((offsets) => consumer.commitOffsets(offsets));
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
-      eachMessage: async (payload) => {
-        await onMessage(payload);
+      eachBatchAutoResolve: false,
+      eachBatch: async (payload) => {
+        await onBatch(payload);
         health.progressed();
       },
     });

@@ -9,11 +9,15 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Starts services/<name> with `env` (PORT=0) and learns its port from the "listening" line. */
+/**
+ * Starts services/<name> with `env` (PORT=0) and learns its port from its ready line
+ * (order-api: "listening on …", inventory-consumer: "inventory-consumer ready on …").
+ */
 export async function startService(
   name: string,
   env: Record<string, string>,
   extraArgs: string[] = [],
+  ready: RegExp = /^listening/,
 ): Promise<ServiceProcess> {
   const cwd = fileURLToPath(new URL(`../../../../services/${name}`, import.meta.url));
   const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', 'src/main.ts'], {
@@ -30,7 +34,7 @@ export async function startService(
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg?.startsWith('listening') && typeof entry.port === 'number') {
+        if (ready.test(entry.msg ?? '') && typeof entry.port === 'number') {
           clearTimeout(timer);
           resolve(entry.port);
         }
