@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sentence } from '../src/teaching/scenarios.ts';
+import { sentence } from '@outbox/dashboard-api/teaching';
 
 describe('sentence (the lesson banner runs the table cell on into its fix)', () => {
   it('ends a phrase with a full stop and leaves a finished sentence alone', () => {

@@ -15,6 +15,7 @@ export {
   type OutboxEvent,
   type SerializedEvent,
 } from './outbox/event.ts';
+export { outboxState, type OutboxState } from './outbox/state.ts';
 export {
   OutboxWriter,
   type OutboxWriterOptions,
@@ -52,65 +53,17 @@ export {
   type RelayTimings,
 } from './relay/timings.ts';
 export {
-  FailurePoints,
-  FailurePoint,
-  FAILURE_POINT_NAMES,
-  type FailurePointName,
-  type FailurePointState,
-  type FailureMode,
-  type ArmOptions,
-} from './chaos/failure-points.ts';
-export * from './events/schemas.ts';
-export {
-  validateEvent,
-  readEvent,
-  latestVersion,
-  isEventType,
+  EventRegistry,
   UnknownEventError,
+  type EventSchemas,
+  type Upcasters,
 } from './events/registry.ts';
 export { checkCompatible, type CompatibilityProblem } from './events/compatibility.ts';
-export { audit, type AuditReport, type AuditOptions } from './audit/auditor.ts';
+export { createPool, type PoolOptions } from './db/pool.ts';
 export {
-  baseConfigSchema,
-  parseConfig,
   pgConfig,
   DATABASE_TIMEOUT_DEFAULTS,
-  demoTopics,
-  maskUrl,
-  type BaseConfig,
-} from './config/base.ts';
-export { demoTopicSpecs, type TopicSpec } from './config/topics.ts';
-export { FaultySocketFactory } from './kafka/faulty-socket.ts';
-export {
-  parseKafkaRoutes,
-  routeSockets,
-  directSocketFactory,
-  type KafkaRoutes,
-} from './kafka/routes.ts';
-export { createPool, type PoolOptions } from './service/pool.ts';
-export { createOpsServer, listenOrExit, closeServer, type HealthBody } from './service/ops-http.ts';
-export {
-  onShutdown,
-  exitOnStartupSignal,
-  type ShutdownPlan,
-  type Shutdown,
-} from './service/shutdown.ts';
-export {
-  kafkaClient,
-  kafkaSecurity,
-  ensureTopic,
-  ensureTopics,
-  pinoLogCreator,
-  type KafkaConnectionConfig,
-} from './service/kafka.ts';
+  type DatabaseTimeouts,
+  type DatabaseTarget,
+} from './db/pg-config.ts';
 export { unstorableText } from './db/text.ts';
-export { clientText, clientTextProblem, type ClientTextOptions } from './service/client-text.ts';
-export {
-  parseClientJson,
-  byteSize,
-  ClientJsonError,
-  DEFAULT_MAX_JSON_DEPTH,
-  type ClientInputIssue,
-  type ClientJsonOptions,
-} from './service/client-json.ts';
-export { clientErrorOf, type ClientErrorAnswer } from './service/http-client-errors.ts';

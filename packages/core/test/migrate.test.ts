@@ -40,4 +40,20 @@ describe('migrate', () => {
     db = await createTestDb();
     expect(await migrate(db.pool)).toEqual([]);
   });
+
+  it("creates the pattern's tables and no table of the lab's demo", async () => {
+    db = await createTestDb({ migrate: false });
+    await migrate(db.pool);
+    const { rows } = await db.pool.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables
+       WHERE table_schema = current_schema() ORDER BY table_name`,
+    );
+    expect(rows.map((r) => r.name)).toEqual([
+      'inbox',
+      'outbox',
+      'outbox_migrations',
+      'outbox_relay_live_members',
+      'outbox_relay_members',
+    ]);
+  });
 });

@@ -1,17 +1,11 @@
 import type { Producer } from 'kafkajs';
 import pg from 'pg';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, inject, it, onTestFailed } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 // Relative, as the testkit: @outbox/fault-proxy's tests use the testkit, which depends
 // on core, and a workspace dependency back would be a cycle.
 import { FaultProxy } from '../../fault-proxy/src/index.ts';
-import {
-  baseConfigSchema,
-  createPool,
-  OutboxRelay,
-  parseConfig,
-  type OutboxRow,
-} from '../src/index.ts';
+import { createPool, type DatabaseTimeouts, OutboxRelay, type OutboxRow } from '../src/index.ts';
 import {
   createTestDb,
   createTopics,
@@ -76,18 +70,16 @@ describe('OutboxRelay: a half-open PostgreSQL link', () => {
     await db.close();
   });
 
-  /** A service pool as the worker builds it, from the base configuration (`env` on top). */
-  function servicePool(url: string, app: string, env: Record<string, string> = {}): pg.Pool {
+  /** A pool as a service builds it: core's createPool, its session limits (`limits` on top of the defaults). */
+  function servicePool(url: string, app: string, limits: Partial<DatabaseTimeouts> = {}): pg.Pool {
     const via = new URL(url);
     via.searchParams.set('application_name', app);
-    const config = parseConfig(baseConfigSchema, {
-      DATABASE_URL: via.toString(),
-      DATABASE_SCHEMA: db.schema,
-      KAFKA_BROKERS: inject('kafkaBrokers').join(','),
-      ...env,
-    });
     const log = pino({ level: 'warn', base: { app } }, { write: (l: string) => logLines.push(l) });
-    const pool = createPool(config, log, { max: 3, watchCheckedOut: true });
+    const pool = createPool(
+      { DATABASE_URL: via.toString(), DATABASE_SCHEMA: db.schema, ...limits },
+      log,
+      { max: 3, watchCheckedOut: true },
+    );
     pools.push(pool);
     return pool;
   }
@@ -151,8 +143,8 @@ describe('OutboxRelay: a half-open PostgreSQL link', () => {
     );
 
   interface Scenario {
-    /** Base-config variables of the stuck replica's pool (the defaults otherwise). */
-    stuckEnv?: Record<string, string>;
+    /** Session limits of the stuck replica's pool (the defaults otherwise). */
+    stuckEnv?: Partial<DatabaseTimeouts>;
     /** When the link comes back, given the time of the fault. */
     linkBack: (fault: { at: number }) => Promise<void>;
     /** The other replica relays every row of the first wave by then. */
@@ -280,10 +272,10 @@ describe('OutboxRelay: a half-open PostgreSQL link', () => {
       // No idle-in-transaction limit on the stuck replica's sessions: its claim lives
       // until the link returns, and then its held bytes reach a live transaction.
       stuckEnv: {
-        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
-        DATABASE_STATEMENT_TIMEOUT_MS: '3000',
-        DATABASE_LOCK_TIMEOUT_MS: '3000',
-        DATABASE_QUERY_TIMEOUT_MS: '5000',
+        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 0,
+        DATABASE_STATEMENT_TIMEOUT_MS: 3000,
+        DATABASE_LOCK_TIMEOUT_MS: 3000,
+        DATABASE_QUERY_TIMEOUT_MS: 5000,
       },
       async linkBack() {
         await waitFor(

@@ -7,7 +7,7 @@ import {
   FailurePoints,
   type FailureMode,
   type FailurePointName,
-} from '@outbox/core';
+} from '@outbox/lab';
 import { commandLine, startStack } from '@outbox/dev-stack';
 
 const USAGE = `usage: npm run chaos -- list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { audit, demoTopics, maskUrl } from '@outbox/core';
+import { audit, demoTopics, maskUrl } from '@outbox/lab';
 import { commandLine } from '@outbox/dev-stack';
 import { startSystem } from './system.ts';
 import { setTrafficRate } from './traffic-setting.ts';

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { baseConfigSchema, migrate, parseConfig, pgConfig } from '@outbox/core';
+import { pgConfig } from '@outbox/core';
+import { baseConfigSchema, parseConfig, migrateLab } from '@outbox/lab';
 import { seedInventory } from './seed.ts';
 
 /**
@@ -14,7 +15,7 @@ const config = parseConfig(
 const pool = new pg.Pool(pgConfig(config));
 try {
   await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(config.DATABASE_SCHEMA)}`);
-  const applied = await migrate(pool);
+  const applied = await migrateLab(pool);
   await seedInventory(pool);
   console.log(`migrated (${applied.length} applied) and seeded ${config.DATABASE_SCHEMA}`);
 } finally {

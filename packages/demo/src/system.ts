@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { migrate, pgConfig } from '@outbox/core';
+import { pgConfig } from '@outbox/core';
+import { migrateLab } from '@outbox/lab';
 import { startStack, Supervisor, type ServiceStatus, type StackOptions } from '@outbox/dev-stack';
 import { ProcessTable } from './process-table.ts';
 import { seedInventory } from './seed.ts';
@@ -109,7 +110,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     max: 4,
   });
   pool.on('error', (error) => log(`pool: ${error.message}`));
-  await migrate(pool);
+  await migrateLab(pool);
   await seedInventory(pool);
 
   const url = (port: number) => `http://127.0.0.1:${port}`;
@@ -145,8 +146,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       kind: 'dashboard-api',
       dir: 'dashboard-api',
       port: ports.dashboard,
-      // The demo is a lab for breaking things: its dashboard has the failure buttons.
-      env: { CHAOS_ENABLED: 'true' },
+      env: {},
     });
   }
 
@@ -164,6 +164,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     KAFKA_BROKERS: stack.kafkaBrokers.join(','),
     TOPIC_PREFIX: topicPrefix,
     HOST: '127.0.0.1',
+    // The demo is a lab for breaking things: every service follows the failure points
+    // and the dashboard has the failure buttons (off by default outside the demo).
+    CHAOS_ENABLED: 'true',
     ...options.env,
   };
   for (const spec of specs) {

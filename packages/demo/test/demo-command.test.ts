@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { pgConfig, type AuditReport } from '@outbox/core';
+import { pgConfig } from '@outbox/core';
+import { type AuditReport } from '@outbox/lab';
 import { startStack } from '@outbox/dev-stack';
 
 const demoDir = fileURLToPath(new URL('..', import.meta.url));

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { z } from 'zod';
-import { parseConfig } from '@outbox/core';
+import { parseConfig } from '@outbox/lab';
 import { configSchema as orderApiConfig } from '../../../services/order-api/src/config.ts';
 import { configSchema as workerConfig } from '../../../services/publisher-worker/src/config.ts';
 import { configSchema as consumerConfig } from '../../../services/inventory-consumer/src/config.ts';

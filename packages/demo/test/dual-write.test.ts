@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FailurePoint } from '@outbox/core';
+import { FailurePoint } from '@outbox/lab';
 import { sleep, waitFor } from '@outbox/testkit';
 import {
   auditUntil,
@@ -8,7 +8,7 @@ import {
   waitRestarted,
   type OrderClient,
 } from './support/scenario.ts';
-import type { FailurePoints } from '@outbox/core';
+import type { FailurePoints } from '@outbox/lab';
 import type { System } from '../src/index.ts';
 
 /**

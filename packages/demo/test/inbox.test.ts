@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
-import { demoTopics, FailurePoint, type FailurePoints } from '@outbox/core';
+import { demoTopics, FailurePoint, type FailurePoints } from '@outbox/lab';
 import {
   auditUntil,
   startScenarioSystem,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FailurePoint, FailurePoints, migrate, pgConfig } from '@outbox/core';
+import { pgConfig } from '@outbox/core';
+import { FailurePoint, FailurePoints, migrateLab } from '@outbox/lab';
 import { startStack } from '@outbox/dev-stack';
 import { TrafficGenerator } from '../src/traffic.ts';
 import { followTrafficRate, setTrafficRate } from '../src/traffic-setting.ts';
@@ -30,7 +31,7 @@ describe('traffic_rate setting', () => {
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.end();
     pool = new pg.Pool(pgConfig({ DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema }));
-    await migrate(pool);
+    await migrateLab(pool);
     unfollow = await followTrafficRate(
       { connectionString: databaseUrl, schema },
       pool,

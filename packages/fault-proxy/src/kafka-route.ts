@@ -28,8 +28,9 @@ export function parseRoutes(text: string): Map<string, string> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const [from, to] = pair.split('=');
-    if (!from || !to) throw new Error(`route "${pair}" is not broker=proxy (host:port=host:port)`);
+    const [from, to, extra] = pair.split('=');
+    if (!from || !to || extra !== undefined)
+      throw new Error(`route "${pair}" is not broker=proxy (host:port=host:port)`);
     splitAddress(from);
     splitAddress(to);
     routes.set(from, to);

@@ -1,3 +1,4 @@
+import { outboxState } from '@outbox/core';
 import type { Pool } from 'pg';
 
 export interface Backlog {
@@ -10,7 +11,7 @@ export interface Backlog {
 /** What is still on its way: in the outbox, or between Kafka and the consumer. */
 export async function backlog(pool: Pool): Promise<Backlog> {
   const { rows } = await pool.query<Backlog>(
-    `SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL)::int AS pending,
+    `SELECT (SELECT count(*) FROM outbox WHERE ${outboxState('pending')})::int AS pending,
             (SELECT count(*) FROM outbox o WHERE o.sent_at IS NOT NULL
                AND NOT EXISTS (SELECT 1 FROM consumer_deliveries d WHERE d.event_id = o.id::text))::int AS undelivered`,
   );

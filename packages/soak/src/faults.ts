@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FailurePoint, type FailurePoints } from '@outbox/core';
+import { FailurePoint, type FailurePoints } from '@outbox/lab';
 import type { System } from '@outbox/demo';
 import { restartKafka, restartPostgres, type StackOptions } from '@outbox/dev-stack';
 import type { FaultMode } from '@outbox/fault-proxy';

@@ -6,7 +6,7 @@ import {
   FAILURE_POINT_NAMES,
   FailurePoints,
   type AuditReport,
-} from '@outbox/core';
+} from '@outbox/lab';
 import { setTrafficRate, startSystem, type System } from '@outbox/demo';
 import { findRepoRoot, startStack, stopStack, type StackOptions } from '@outbox/dev-stack';
 import pg from 'pg';

@@ -1,3 +1,4 @@
+import { outboxState } from '@outbox/core';
 import type { Pool } from 'pg';
 
 /** A time the relay or the consumer made no progress while work was waiting for it. */
@@ -24,7 +25,7 @@ export interface ProgressSample {
 export async function sampleProgress(pool: Pool): Promise<ProgressSample> {
   const { rows } = await pool.query<ProgressSample>(
     `SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL)::int AS sent,
-            (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL)::int AS pending,
+            (SELECT count(*) FROM outbox WHERE ${outboxState('pending')})::int AS pending,
             (SELECT COALESCE(max(id), 0) FROM consumer_deliveries)::int AS delivered,
             COALESCE((SELECT max(sent_at) FROM outbox) >
                      (SELECT COALESCE(max(received_at), '-infinity') FROM consumer_deliveries), false) AS "consumerBehind"`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { migrate } from '@outbox/core';
+import { migrateLab } from '@outbox/lab';
 import pg from 'pg';
 import { inject, onTestFailed } from 'vitest';
 
@@ -16,8 +17,12 @@ export interface TestDb {
 }
 
 export interface TestDbOptions {
-  /** Apply the migrations (default true; false for tests of the migrator itself). */
-  migrate?: boolean;
+  /**
+   * Which migrations: the lab's (default: core's and the demo's tables), 'core' (the
+   * pattern's tables only, as a team adopting core has them), or none (false, for tests
+   * of the migrator itself).
+   */
+  migrate?: boolean | 'core';
   /** Stock TEST_SKUS with this many units each (services that reserve inventory). */
   stock?: number;
   /** Pool size (default 10). */
@@ -44,7 +49,8 @@ export async function createTestDb(options: TestDbOptions = {}): Promise<TestDb>
   const pool = new pg.Pool({ ...config, max: options.max ?? 10 });
   // A test that restarts or terminates backends must not crash the run.
   pool.on('error', () => undefined);
-  if (options.migrate !== false) await migrate(pool);
+  if (options.migrate === 'core') await migrate(pool);
+  else if (options.migrate !== false) await migrateLab(pool);
   if (options.stock !== undefined)
     await pool.query('INSERT INTO inventory (sku, available) SELECT unnest($1::text[]), $2', [
       TEST_SKUS,

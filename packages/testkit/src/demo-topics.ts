@@ -8,7 +8,7 @@ export interface Stoppable {
 }
 
 /**
- * The demo's topics have one definition (core's demoTopicSpecs): whichever service
+ * The demo's topics have one definition (the lab's demoTopicSpecs): whichever service
  * starts first creates them with the same partition counts (order-api once created
  * orders.events with 3 partitions, the worker and the consumer with 6). `start` brings
  * the service up on a fresh topic prefix; the test then reads the partitions from Kafka.

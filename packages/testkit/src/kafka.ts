@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { demoTopicSpecs } from '@outbox/core';
+import { demoTopicSpecs } from '@outbox/lab';
 import { Kafka, logLevel, type IHeaders, type ITopicConfig } from 'kafkajs';
 import { inject } from 'vitest';
 

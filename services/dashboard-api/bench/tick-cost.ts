@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { audit, migrate, pgConfig, silentLogger } from '@outbox/core';
+import { pgConfig, silentLogger } from '@outbox/core';
+import { audit, migrateLab } from '@outbox/lab';
 import { startStack } from '@outbox/dev-stack';
 import pg from 'pg';
 import type { StatsMessage } from '../src/contract.ts';
@@ -49,7 +50,7 @@ const quantile = (xs: number[], q: number) => {
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 try {
-  await migrate(pool);
+  await migrateLab(pool);
   progress(`filling ${schema}`);
   await fill(pool, { rows, pending: pendingRows }, progress);
 

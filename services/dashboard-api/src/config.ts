@@ -1,9 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { baseConfigSchema, parseConfig } from '@outbox/core';
+import { baseConfigSchema, envHost, envPort, parseConfig } from '@outbox/lab';
 import { z } from 'zod';
-
-/** 'true' / 'false' from the environment (z.coerce.boolean would read 'false' as true). */
-const booleanText = z.enum(['true', 'false']).transform((s) => s === 'true');
 
 const defaultWebDist = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
@@ -13,12 +10,12 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
-/** dashboard-api's configuration: core's shared variables plus HTTP, security and the stats tick. */
+/** dashboard-api's configuration: the lab's shared variables plus HTTP, security and the stats tick. */
 export const configSchema = baseConfigSchema
   .extend({
     /** 0 lets the OS pick a free port (tests); the chosen one is logged. */
-    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
-    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: envPort(3000),
+    HOST: envHost,
     /**
      * Bearer token for the control endpoints (failure points, mode, traffic, reset,
      * requeue). Optional on loopback; required when bound elsewhere.
@@ -28,11 +25,8 @@ export const configSchema = baseConfigSchema
       .optional()
       .transform((s) => (s === '' ? undefined : s))
       .pipe(z.string().min(16, 'CONTROL_TOKEN must be at least 16 characters').optional()),
-    /**
-     * Off unless enabled: the failure-point endpoints answer 403 and the dashboard says
-     * chaos is off. The demo (startSystem) turns it on; it is a lab for breaking things.
-     */
-    CHAOS_ENABLED: booleanText.default(false),
+    // CHAOS_ENABLED (base configuration): off, the failure-point endpoints answer 403
+    // and the dashboard says chaos is off.
     /**
      * Comma-separated browser origins allowed for CORS and socket.io. Default (unset):
      * this server's own origin on 127.0.0.1 and localhost, and vite's dev server (5173).

@@ -2,7 +2,8 @@
  * The dashboard's wire contract: the socket.io stats message and every REST request
  * and response of services/dashboard-api, as zod schemas plus their TS types.
  *
- * This file imports nothing but zod, so the web app can bundle it in the browser:
+ * This file imports nothing but zod and the lab's list of failure-point names (a file
+ * without imports), so the web app can bundle it in the browser:
  *   import type { StatsMessage } from '@outbox/dashboard-api/contract';
  *
  * Stability: changes are additive only (new optional fields, new endpoints, new enum
@@ -13,6 +14,7 @@
  *        optional; an order without events names the seed's "network died after commit"
  *        only when it was written in naive mode.
  */
+import { FAILURE_POINT_NAMES } from '@outbox/lab/failure-point-names';
 import { z } from 'zod';
 import { consumerGroupSchema } from './contract/consumer-group.ts';
 
@@ -28,16 +30,8 @@ export const CONTRACT_VERSION = 1;
 export const orderModeSchema = z.enum(['outbox', 'naive']);
 export type OrderMode = z.infer<typeof orderModeSchema>;
 
-/** Same names as core's FAILURE_POINT_NAMES (copied: this file may import only zod). */
-export const failurePointNameSchema = z.enum([
-  'naive.network_drop_after_commit',
-  'naive.crash_before_commit',
-  'worker.kill_mid_publish',
-  'worker.kafka_outage',
-  'consumer.crash_before_offset_commit',
-  'consumer.inbox_off',
-  'worker.unsharded',
-]);
+/** The lab's failure points (@outbox/lab/failure-point-names: no dependency, bundles in the browser). */
+export const failurePointNameSchema = z.enum(FAILURE_POINT_NAMES);
 export type FailurePointName = z.infer<typeof failurePointNameSchema>;
 
 export const failureModeSchema = z.enum(['off', 'once', 'times', 'on']);
@@ -74,8 +68,8 @@ const isoTime = z.string();
 const bigId = z.string().regex(/^\d+$/);
 
 // ---------------------------------------------------------------------------------------
-// Static descriptions (served in GET /api/state too; exported so the web can use them
-// before the first response)
+// The shape of the static descriptions (the texts themselves: src/teaching/, served in
+// GET /api/state too)
 // ---------------------------------------------------------------------------------------
 
 export const scenarioSchema = z.object({
@@ -91,47 +85,6 @@ export const scenarioSchema = z.object({
 });
 export type Scenario = z.infer<typeof scenarioSchema>;
 
-export const SCENARIOS: readonly Scenario[] = [
-  {
-    id: 'happy_path',
-    label: 'Happy path',
-    db: 'OK',
-    kafka: 'OK',
-    consequence: 'Consistent',
-    seedLabel: 'Happy path',
-    seedConsequence: 'Консистентно',
-  },
-  {
-    id: 'db_fail',
-    label: 'DB fails',
-    db: 'FAIL',
-    kafka: '-',
-    consequence: 'Fine, nothing happened',
-    seedLabel: 'BD fail',
-    seedConsequence: 'OK, ничего не произошло',
-  },
-  {
-    id: 'network_after_commit',
-    label: 'Network dies after commit',
-    db: 'OK',
-    kafka: 'FAIL',
-    consequence: 'The order exists, the event does not: the warehouse never hears of it',
-    seedLabel: 'Сеть умерла после commit',
-    seedConsequence: 'Заказ есть, события нет, склад не узнает',
-  },
-  {
-    id: 'network_after_publish',
-    label: 'Network dies after publish',
-    db: '???',
-    kafka: 'OK',
-    consequence:
-      'The event was sent, the commit was not: an event about an order that does not exist',
-    seedLabel: 'Сеть умерла после publish',
-    seedConsequence:
-      'Событие послано, а commit? Падение перед commit = есть событие о несуществующем заказе',
-  },
-];
-
 export const failurePointInfoSchema = z.object({
   name: failurePointNameSchema,
   label: z.string(),
@@ -146,85 +99,6 @@ export const failurePointInfoSchema = z.object({
   scenario: scenarioIdSchema.nullable(),
 });
 export type FailurePointInfo = z.infer<typeof failurePointInfoSchema>;
-
-export const FAILURE_POINTS: readonly FailurePointInfo[] = [
-  {
-    name: 'naive.network_drop_after_commit',
-    label: 'Network drop after commit',
-    kind: 'shot',
-    appliesTo: 'naive',
-    description:
-      'In naive mode order-api commits the order, then its connection to Kafka is really closed before the produce, so the event is never sent.',
-    watch: 'Watch "never published" go up: the order exists and the warehouse never hears of it.',
-    scenario: 'network_after_commit',
-  },
-  {
-    name: 'naive.crash_before_commit',
-    label: 'Crash before commit',
-    kind: 'shot',
-    appliesTo: 'naive',
-    description:
-      'In naive mode Kafka acknowledges the event and order-api dies before COMMIT, so the order is rolled back while its event is already out.',
-    watch:
-      'Watch "phantom events" go up and order-api restart: the consumer received an event about an order that does not exist.',
-    scenario: 'network_after_publish',
-  },
-  {
-    name: 'worker.kill_mid_publish',
-    label: 'Kill worker mid-publish',
-    kind: 'shot',
-    appliesTo: 'outbox',
-    description:
-      'A publisher-worker exits after the broker acknowledged its batch and before UPDATE sent_at, so after the restart it publishes the same batch again (at-least-once).',
-    watch:
-      'Watch the worker go down and restart, and "duplicates caught by the inbox" rise while "double-processed" stays 0.',
-    scenario: null,
-  },
-  {
-    name: 'worker.kafka_outage',
-    label: 'Kafka outage 10 s',
-    kind: 'window',
-    appliesTo: 'outbox',
-    description:
-      'The workers\u2019 sockets to Kafka are refused for N seconds while orders keep committing with their events in the outbox.',
-    watch:
-      'Watch "outbox pending" and the lag grow during the outage and drain after it, with nothing lost.',
-    scenario: null,
-  },
-  {
-    name: 'consumer.crash_before_offset_commit',
-    label: 'Crash consumer before offset commit',
-    kind: 'shot',
-    appliesTo: 'both',
-    description:
-      'inventory-consumer commits its database transaction and dies before committing the Kafka offset, so Kafka redelivers the message after the restart.',
-    watch:
-      'Watch the consumer restart and the redelivered event appear in the feed marked as caught by the inbox.',
-    scenario: null,
-  },
-  {
-    name: 'consumer.inbox_off',
-    label: 'Disable inbox',
-    kind: 'switch',
-    appliesTo: 'both',
-    description:
-      'The consumer stops recording events in the inbox, so a duplicate delivery reserves the stock a second time.',
-    watch:
-      'With a duplicate source on (kill worker, crash consumer) watch "double-processed" rise: this is what the inbox prevents.',
-    scenario: null,
-  },
-  {
-    name: 'worker.unsharded',
-    label: 'Run 2 unsharded workers',
-    kind: 'switch',
-    appliesTo: 'outbox',
-    description:
-      'Both workers claim from the whole outbox instead of their own shards, so two events of one order can be published out of order.',
-    watch:
-      'Watch the replicas lose their shards and "FIFO violations" appear under traffic; switch it off and they stop.',
-    scenario: null,
-  },
-];
 
 // ---------------------------------------------------------------------------------------
 // socket.io: the stats stream
@@ -594,7 +468,7 @@ export const journeySchema = z.object({
 });
 export type Journey = z.infer<typeof journeySchema>;
 
-/** GET /api/audit: core's audit() over the whole database (full scans: on demand only). */
+/** GET /api/audit: the lab's audit() over the whole database (full scans: on demand only). */
 export const auditResponseSchema = z.object({
   orders: z.number().int(),
   ordersWithoutEvents: z.number().int(),

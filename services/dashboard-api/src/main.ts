@@ -1,4 +1,5 @@
-import { createLogger, createPool, maskUrl, migrate, onShutdown } from '@outbox/core';
+import { backoffMs, createLogger, createPool } from '@outbox/core';
+import { maskUrl, onShutdown, migrateLab } from '@outbox/lab';
 import { isLoopbackHost, loadConfig } from './config.ts';
 import { startDashboard } from './server.ts';
 
@@ -16,11 +17,11 @@ const pool = createPool(config, log, { max: 5 });
 // retry the first contact for a while instead of exiting into a restart loop.
 for (let attempt = 1; ; attempt += 1) {
   try {
-    await migrate(pool);
+    await migrateLab(pool);
     break;
   } catch (error) {
     if (attempt >= 10) throw error;
-    const delay = Math.min(5_000, 250 * 2 ** attempt);
+    const delay = backoffMs(attempt + 1, 250, 5_000);
     log.warn({ err: error, attempt, delay }, 'migration failed; retrying');
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

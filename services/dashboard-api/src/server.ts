@@ -1,6 +1,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { demoTopics, kafkaClient, type Logger } from '@outbox/core';
+import { type Logger } from '@outbox/core';
+import { demoTopics, kafkaClient } from '@outbox/lab';
 import type { Pool } from 'pg';
 import { Server as SocketServer } from 'socket.io';
 import { createApp } from './app.ts';

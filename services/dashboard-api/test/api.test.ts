@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  FAILURE_POINTS,
-  SCENARIOS,
   apiErrorSchema,
   auditResponseSchema,
   failurePointStateSchema,
@@ -13,6 +11,7 @@ import {
   type Settings,
   type StateResponse,
 } from '../src/contract.ts';
+import { FAILURE_POINTS, SCENARIOS } from '../src/teaching/index.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';
 import { createTestDb, type TestDb } from '@outbox/testkit';
 import { createOrder, deliver, markSent } from './support/rows.ts';

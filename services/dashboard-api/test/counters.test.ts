@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { audit } from '@outbox/core';
+import { audit } from '@outbox/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invariants, StatsMessage } from '../src/contract.ts';
 import { startTestDashboard, type TestDashboard } from './support/dashboard.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { audit } from '@outbox/core';
+import { audit } from '@outbox/lab';
 import { startSystem, type System } from '@outbox/demo';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -71,6 +71,8 @@ describe('orders without events: never published vs published, not consumed', ()
     DATABASE_SCHEMA: db.schema,
     KAFKA_BROKERS: inject('kafkaBrokers').join(','),
     TOPIC_PREFIX: prefix,
+    // The naive network drop is a failure point: the services follow them only with chaos on.
+    CHAOS_ENABLED: 'true',
   });
   const startConsumer = async () => {
     const consumer = await startService(serviceEnv(), {

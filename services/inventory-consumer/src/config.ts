@@ -1,12 +1,12 @@
-import { baseConfigSchema, parseConfig } from '@outbox/core';
+import { baseConfigSchema, envHost, envPort, parseConfig } from '@outbox/lab';
 import { z } from 'zod';
 
-/** inventory-consumer's configuration: core's shared variables plus its own. */
+/** inventory-consumer's configuration: the lab's shared variables plus its own. */
 export const configSchema = baseConfigSchema
   .extend({
     /** HTTP port for /healthz and /metrics; 0 lets the OS pick (tests). */
-    PORT: z.coerce.number().int().min(0).max(65_535).default(3004),
-    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: envPort(3004),
+    HOST: envHost,
     /** The inbox deduplicates per consumer name (inbox, deliveries, seq tables). */
     CONSUMER_NAME: z.string().min(1).default('inventory'),
     /** Kafka consumer group; defaults to `${TOPIC_PREFIX}inventory`. */

@@ -1,4 +1,4 @@
-import type { OrderEvent } from '@outbox/core';
+import type { OrderEvent } from '@outbox/lab';
 import type { ClientBase } from 'pg';
 
 /**

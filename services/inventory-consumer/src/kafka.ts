@@ -1,4 +1,5 @@
-import { kafkaClient, relayPartitioner, type Logger } from '@outbox/core';
+import { relayPartitioner, type Logger } from '@outbox/core';
+import { kafkaClient } from '@outbox/lab';
 import type { Kafka, Producer } from 'kafkajs';
 import type { ConsumerConfig } from './config.ts';
 

@@ -1,19 +1,17 @@
+import { createLogger, createPool, pgConfig } from '@outbox/core';
 import {
   closeServer,
-  createLogger,
   createOpsServer,
-  createPool,
   demoTopics,
   demoTopicSpecs,
   ensureTopics,
   exitOnStartupSignal,
-  FailurePoints,
+  failurePointGate,
   listenOrExit,
   maskUrl,
-  migrate,
   onShutdown,
-  pgConfig,
-} from '@outbox/core';
+  migrateLab,
+} from '@outbox/lab';
 import type { ConsumerGroupJoinEvent } from 'kafkajs';
 import { loadConfig } from './config.ts';
 import { ConsumerHealth } from './health.ts';
@@ -41,8 +39,11 @@ let stopping = (): boolean => false;
 const disarmStartupSignal = exitOnStartupSignal(log);
 
 const pool = createPool(config, log, { max: 5, watchCheckedOut: true });
-await migrate(pool);
-const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
+await migrateLab(pool);
+const failurePoints = failurePointGate(config.CHAOS_ENABLED, pool, {
+  listen: pgConfig(config),
+  log,
+});
 await failurePoints.start();
 
 const kafka = createKafka(config, log);

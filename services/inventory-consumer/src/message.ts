@@ -1,4 +1,5 @@
-import { InvalidEventError, readEvent, UnknownEventError, type OrderEvent } from '@outbox/core';
+import { InvalidEventError, UnknownEventError } from '@outbox/core';
+import { readEvent, type OrderEvent } from '@outbox/lab';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 
 /** Why a message went to the dead-letter topic (the `dlq_reason` header and metric label). */
@@ -43,7 +44,7 @@ export function headerText(headers: IHeaders | undefined, name: string): string 
 
 /**
  * Reads the relay's message shape (ids in headers, the payload as JSON in the value)
- * through core's readEvent, so a v1 OrderCreated arrives here as v2. Throws
+ * through the lab's readEvent, so a v1 OrderCreated arrives here as v2. Throws
  * PoisonMessageError naming what is wrong.
  */
 export function decodeMessage(message: KafkaMessage): DecodedEvent {

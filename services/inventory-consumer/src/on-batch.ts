@@ -1,10 +1,5 @@
-import {
-  crashNow,
-  FailurePoint,
-  type FailurePoints,
-  type Logger,
-  withTransaction,
-} from '@outbox/core';
+import { crashNow, type Logger, withTransaction } from '@outbox/core';
+import { FailurePoint, type FailurePointGate } from '@outbox/lab';
 import type {
   EachBatchPayload,
   KafkaMessage,
@@ -52,7 +47,7 @@ export interface OnBatchDeps {
   /** Commits offsets through the kafkajs consumer currently running. */
   commitOffsets: (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>;
   producer: Producer;
-  failurePoints: FailurePoints;
+  failurePoints: FailurePointGate;
   metrics: ConsumerMetrics;
   log: Logger;
   consumerName: string;

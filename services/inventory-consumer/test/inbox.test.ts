@@ -1,4 +1,4 @@
-import { FailurePoint, FailurePoints } from '@outbox/core';
+import { FailurePoint, FailurePoints } from '@outbox/lab';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { OutboxRelay, OutboxWriter, validateEvent, withTransaction } from '@outbox/core';
+import { OutboxRelay, OutboxWriter, withTransaction } from '@outbox/core';
+import { validateEvent } from '@outbox/lab';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -1,10 +1,5 @@
-import {
-  demoTopics,
-  OutboxWriter,
-  validateEvent,
-  type FailurePoints,
-  type Logger,
-} from '@outbox/core';
+import { OutboxWriter, type Logger } from '@outbox/core';
+import { demoTopics, validateEvent, type FailurePointGate } from '@outbox/lab';
 import express, { type Express } from 'express';
 import type { Producer } from 'kafkajs';
 import type { Pool } from 'pg';
@@ -24,7 +19,7 @@ export interface AppDeps {
   /** Connected producer for the naive mode (built by createKafka, through `network`). */
   producer: Producer;
   network: KafkaNetwork;
-  failurePoints: FailurePoints;
+  failurePoints: FailurePointGate;
   log: Logger;
   metrics?: ApiMetrics;
   /** Replaces the SIGKILL of the crash failure point (not needed outside tests). */

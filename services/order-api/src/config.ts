@@ -1,15 +1,15 @@
-import { baseConfigSchema, byteSize, parseConfig } from '@outbox/core';
+import { baseConfigSchema, byteSize, envHost, envPort, parseConfig } from '@outbox/lab';
 import { z } from 'zod';
 
 /** How an order's events leave the service: through the outbox, or the naive dual write. */
 export const orderModes = ['outbox', 'naive'] as const;
 export type OrderMode = (typeof orderModes)[number];
 
-/** order-api's configuration: core's shared variables plus the HTTP ones. */
+/** order-api's configuration: the lab's shared variables plus the HTTP ones. */
 export const configSchema = baseConfigSchema.extend({
   /** 0 lets the OS pick a free port (tests); the chosen one is logged. */
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3001),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: envPort(3001),
+  HOST: envHost,
   /** Mode when neither the request nor the `order_mode` demo setting chooses one. */
   DEFAULT_MODE: z.enum(orderModes).default('outbox'),
   /** Largest JSON body accepted (body-parser syntax: '16kb', '1mb', …). */

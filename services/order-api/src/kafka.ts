@@ -1,10 +1,11 @@
-import { FaultySocketFactory, kafkaClient, type Logger } from '@outbox/core';
+import { type Logger } from '@outbox/core';
+import { FaultySocketFactory, kafkaClient } from '@outbox/lab';
 import { logLevel, Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { AppConfig } from './config.ts';
 
 /**
  * The Kafka network as the naive failure point sees it: every broker socket goes
- * through core's FaultySocketFactory, and `duringOutage` cuts the open sockets and
+ * through the lab's FaultySocketFactory, and `duringOutage` cuts the open sockets and
  * refuses new ones while one operation runs, so kafkajs meets real socket errors.
  */
 export class KafkaNetwork {
@@ -46,13 +47,14 @@ export interface KafkaParts {
  * default ~30 s of back-off, and the failure-point test relies on that.
  */
 export function createKafka(
-  config: Pick<AppConfig, 'KAFKA_BROKERS'>,
+  config: Pick<AppConfig, 'KAFKA_BROKERS' | 'CHAOS_ENABLED'>,
   log: Logger,
   options: { clientId?: string; kafkaLogLevel?: logLevel } = {},
 ): KafkaParts {
   const network = new KafkaNetwork();
   const kafka = kafkaClient(config, options.clientId ?? 'order-api', log, {
-    socketFactory: network.sockets.factory,
+    // Plain sockets unless chaos is on (the naive network failure point cuts these).
+    ...(config.CHAOS_ENABLED ? { socketFactory: network.sockets.factory } : {}),
     logLevel: options.kafkaLogLevel ?? logLevel.WARN,
     // The client's retry governs (re)connecting to brokers; the producer's below
     // governs the produce. Both short: see above.

@@ -1,18 +1,16 @@
 import { createServer } from 'node:http';
+import { createLogger, createPool, pgConfig } from '@outbox/core';
 import {
   closeServer,
-  createLogger,
-  createPool,
   demoTopics,
   demoTopicSpecs,
   ensureTopics,
-  FailurePoints,
+  failurePointGate,
   listenOrExit,
   maskUrl,
-  migrate,
   onShutdown,
-  pgConfig,
-} from '@outbox/core';
+  migrateLab,
+} from '@outbox/lab';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createKafka } from './kafka.ts';
@@ -28,7 +26,7 @@ const log = createLogger('order-api', config.LOG_LEVEL);
 
 const pool = createPool(config, log, { max: 20 });
 
-await migrate(pool);
+await migrateLab(pool);
 const { kafka, producer, network } = createKafka(config, log);
 await producer.connect();
 const topic = demoTopics(config.TOPIC_PREFIX).orders;
@@ -38,7 +36,10 @@ const topic = demoTopics(config.TOPIC_PREFIX).orders;
 await ensureTopics(kafka, Object.values(demoTopicSpecs(config.TOPIC_PREFIX)), log).catch(
   (error: unknown) => log.warn({ err: error }, 'could not create the topics'),
 );
-const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
+const failurePoints = failurePointGate(config.CHAOS_ENABLED, pool, {
+  listen: pgConfig(config),
+  log,
+});
 await failurePoints.start();
 
 const app = createApp({ config, pool, producer, network, failurePoints, log });

@@ -1,4 +1,4 @@
-import { FailurePoint } from '@outbox/core';
+import { FailurePoint } from '@outbox/lab';
 import type { Kafka } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { FailurePoints, silentLogger } from '@outbox/core';
+import { silentLogger } from '@outbox/core';
+import { FailurePoints } from '@outbox/lab';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';

@@ -1,29 +1,25 @@
 import { hostname } from 'node:os';
 import {
-  baseConfigSchema,
   DEFAULT_FAILURE_BACKOFF_MAX_MS,
   DEFAULT_POLL_INTERVAL_MS,
-  parseConfig,
   RelayTimingError,
   resolveRelayTimings,
 } from '@outbox/core';
+import { baseConfigSchema, envBoolean, envHost, envPort, parseConfig } from '@outbox/lab';
 import { z } from 'zod';
 
-/** 'true' / 'false' from the environment (z.coerce.boolean would read 'false' as true). */
-const booleanText = z.enum(['true', 'false']).transform((s) => s === 'true');
-
-/** publisher-worker's configuration: core's shared variables plus the relay's knobs. */
+/** publisher-worker's configuration: the lab's shared variables plus the relay's knobs. */
 export const configSchema = baseConfigSchema.extend({
   /** HTTP port for /healthz and /metrics; 0 lets the OS pick (tests). */
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3002),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: envPort(3002),
+  HOST: envHost,
   /** Names this replica in outbox_relay_members; must differ between replicas. */
   REPLICA_ID: z
     .string()
     .min(1)
     .default(() => `worker-${hostname()}-${process.pid}`),
   /** Divide the 64 shards among replicas (FIFO per aggregate). The failure point can turn it off. */
-  SHARDED: booleanText.default(true),
+  SHARDED: envBoolean.default(true),
   BATCH_SIZE: z.coerce.number().int().positive().default(500),
   /** Fallback poll when no NOTIFY arrives. */
   POLL_INTERVAL_MS: z.coerce.number().int().positive().default(DEFAULT_POLL_INTERVAL_MS),

@@ -1,4 +1,5 @@
-import { FaultySocketFactory, kafkaClient, relayPartitioner, type Logger } from '@outbox/core';
+import { backoffMs, relayPartitioner, type Logger } from '@outbox/core';
+import { FaultySocketFactory, kafkaClient } from '@outbox/lab';
 import type { Kafka, Producer } from 'kafkajs';
 import type { WorkerConfig } from './config.ts';
 
@@ -7,8 +8,11 @@ export interface WorkerKafka {
   producer: Producer;
   /** A new producer with the same settings (the relay renews a broken one). */
   createProducer: () => Producer;
-  /** Every broker socket goes through it: the outage failure point cuts them for real. */
-  sockets: FaultySocketFactory;
+  /**
+   * With chaos on, every broker socket goes through it: the outage failure point cuts
+   * them for real. Undefined with chaos off (plain sockets).
+   */
+  sockets: FaultySocketFactory | undefined;
 }
 
 /**
@@ -17,15 +21,15 @@ export interface WorkerKafka {
  * the rows untouched (relay-level error) and lets the worker drain soon after an outage.
  */
 export function createKafka(
-  config: Pick<WorkerConfig, 'KAFKA_BROKERS' | 'REPLICA_ID'>,
+  config: Pick<WorkerConfig, 'KAFKA_BROKERS' | 'REPLICA_ID' | 'CHAOS_ENABLED'>,
   isDown: () => boolean,
   log: Logger,
 ): WorkerKafka {
-  const sockets = new FaultySocketFactory(isDown);
+  const sockets = config.CHAOS_ENABLED ? new FaultySocketFactory(isDown) : undefined;
   const retry = { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 };
   // The client's retry governs (re)connecting to brokers, the producer's the produce.
   const kafka = kafkaClient(config, `publisher-worker.${config.REPLICA_ID}`, log, {
-    socketFactory: sockets.factory,
+    ...(sockets ? { socketFactory: sockets.factory } : {}),
     retry,
   });
   const createProducer = () =>
@@ -56,7 +60,7 @@ export async function retryForever<T>(
     try {
       return await fn();
     } catch (error) {
-      const delay = Math.min(5_000, 200 * 2 ** attempt);
+      const delay = backoffMs(attempt + 1, 200, 5_000);
       log.warn({ err: error, attempt, delayMs: delay }, `${what} failed; retrying`);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }

@@ -1,22 +1,18 @@
+import { createLogger, createPool, crashNow, OutboxMetrics, pgConfig } from '@outbox/core';
 import {
   closeServer,
-  createLogger,
   createOpsServer,
-  createPool,
-  crashNow,
   demoTopics,
   demoTopicSpecs,
   ensureTopics,
   exitOnStartupSignal,
   FailurePoint,
-  FailurePoints,
+  failurePointGate,
   listenOrExit,
   maskUrl,
-  migrate,
   onShutdown,
-  OutboxMetrics,
-  pgConfig,
-} from '@outbox/core';
+  migrateLab,
+} from '@outbox/lab';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { loadConfig } from './config.ts';
 import { createKafka, retryForever } from './kafka.ts';
@@ -39,16 +35,19 @@ const topics = demoTopics(config.TOPIC_PREFIX);
 const disarmStartupSignal = exitOnStartupSignal(log);
 
 const pool = createPool(config, log, { max: 10, watchCheckedOut: true });
-await migrate(pool);
+await migrateLab(pool);
 
-const failurePoints = new FailurePoints(pool, { listen: pgConfig(config), log });
+const failurePoints = failurePointGate(config.CHAOS_ENABLED, pool, {
+  listen: pgConfig(config),
+  log,
+});
 await failurePoints.start();
 const outageActive = () => failurePoints.isActive(FailurePoint.workerKafkaOutage);
 
 const kafkaParts = createKafka(config, outageActive, log);
 const { kafka, createProducer, sockets } = kafkaParts;
 let { producer } = kafkaParts;
-const stopOutageWatch = watchOutage(outageActive, sockets, log);
+const stopOutageWatch = sockets ? watchOutage(outageActive, sockets, log) : () => undefined;
 // Start-up survives Kafka being down (an outage armed before a restart): keep trying.
 // No stop condition needed: until start-up is over a signal exits the process at once.
 await retryForever('connecting the Kafka producer', () => producer.connect(), log);

@@ -1,4 +1,5 @@
-import type { FaultySocketFactory, Logger } from '@outbox/core';
+import type { Logger } from '@outbox/core';
+import type { FaultySocketFactory } from '@outbox/lab';
 
 /**
  * Watches the `worker.kafka_outage` switch (a cached read, no query) and cuts every

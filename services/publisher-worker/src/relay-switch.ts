@@ -77,16 +77,6 @@ export class RelaySwitch {
     this.relay = undefined;
     if (!relay) return;
     await relay.stop();
-    // Workaround (core): the membership upserts never update `sharded`, so a row left
-    // by the unsharded relay would hide this replica from the sharded ones after a
-    // switch back. Dropping it lets the next relay register afresh.
-    await this.options.relay.pool
-      .query('DELETE FROM outbox_relay_members WHERE replica_id = $1', [
-        this.options.relay.replicaId,
-      ])
-      .catch((error: unknown) =>
-        this.options.log.warn({ err: error }, 'could not leave the relay membership'),
-      );
   }
 
   /** Graceful: no more switching, the batch in flight finishes, membership left. */

@@ -1,4 +1,4 @@
-import { FailurePoint } from '@outbox/core';
+import { FailurePoint } from '@outbox/lab';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createTestDb,

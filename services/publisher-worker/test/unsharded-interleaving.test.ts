@@ -1,4 +1,5 @@
-import { demoTopics, OutboxRelay } from '@outbox/core';
+import { OutboxRelay } from '@outbox/core';
+import { demoTopics } from '@outbox/lab';
 import type { Producer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -1,11 +1,10 @@
 import {
-  FAILURE_POINTS,
   type FailurePointInfo,
   type FailurePointState,
   type OrderMode,
 } from '@outbox/dashboard-api/contract';
 import { useArm } from '../api/queries.ts';
-import { FAILURE_EXTRAS, armRequestFor } from '../teaching/failure-extras.ts';
+import { FAILURE_EXTRAS, FAILURE_POINTS, armRequestFor } from '@outbox/dashboard-api/teaching';
 import { useNow } from '../use-now.ts';
 
 function stateText(info: FailurePointInfo, state: FailurePointState | undefined, now: number) {

@@ -1,5 +1,5 @@
 import type { Highlight } from '../live/highlight.ts';
-import { SCENARIO_ROWS, sentence } from '../teaching/scenarios.ts';
+import { SCENARIO_ROWS, sentence } from '@outbox/dashboard-api/teaching';
 
 /** The lesson of the row that just happened, in one line, announced to screen readers. */
 export function LessonBanner({ highlight }: { highlight: Highlight | null }) {

@@ -1,6 +1,6 @@
 import type { StatsMessage } from '@outbox/dashboard-api/contract';
 import type { Highlight } from '../live/highlight.ts';
-import { SCENARIO_ROWS, type ScenarioRow } from '../teaching/scenarios.ts';
+import { SCENARIO_ROWS, type ScenarioRow } from '@outbox/dashboard-api/teaching';
 import { formatAgo, formatCount } from '../format.ts';
 import { useNow } from '../use-now.ts';
 

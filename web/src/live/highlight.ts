@@ -1,5 +1,5 @@
 import type { StatsMessage } from '@outbox/dashboard-api/contract';
-import type { RowId } from '../teaching/scenarios.ts';
+import type { RowId } from '@outbox/dashboard-api/teaching';
 import type { RowHits } from './hits.ts';
 
 /** The scenario row to highlight, and why. */

@@ -1,5 +1,5 @@
 import type { AnomalyKind, StatsMessage } from '@outbox/dashboard-api/contract';
-import type { RowId } from '../teaching/scenarios.ts';
+import type { RowId } from '@outbox/dashboard-api/teaching';
 
 /** When each scenario row last happened, as this page saw it. */
 export type RowHits = Partial<Record<RowId, { at: string; detail: string }>>;

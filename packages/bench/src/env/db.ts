@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { migrate } from '@outbox/core';
+import { migrateLab } from '@outbox/lab';
 
 /** A schema of its own for one scenario (or variant), with a pool on its search_path. */
 export interface BenchSchema {
@@ -42,7 +42,7 @@ export async function createSchema(
   };
   const pool = new pg.Pool({ ...config, max });
   pool.on('error', () => undefined);
-  if (migrated) await migrate(pool);
+  if (migrated) await migrateLab(pool);
   return {
     name,
     pool,

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '@outbox/core';
+import { migrateLab } from '@outbox/lab';
 import type { BenchContext, ScenarioResult } from '../env/context.ts';
 import { ensurePgbench } from '../env/pgbench.ts';
 import { fmt, summarize, type Summary } from '../stats.ts';
@@ -41,7 +41,7 @@ async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]):
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
   const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-  await migrate(pool);
+  await migrateLab(pool);
   await pool.query(
     'CREATE TABLE bench_orders (id BIGSERIAL PRIMARY KEY, user_id INT NOT NULL, sku TEXT NOT NULL, quantity INT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())',
   );

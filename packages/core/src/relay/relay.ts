@@ -28,6 +28,8 @@ import {
   claimShardBatch,
   lockShards,
   markFailed,
+  leaveMembership,
+  markSleeping as sleepingMark,
   markSent,
   type OutboxRow,
 } from './sql.ts';
@@ -219,10 +221,11 @@ export class OutboxRelay {
   /** See migrations 000003, 000006, 000007: writers notify only while some relay is asleep. */
   private async markSleeping(sleeping: boolean): Promise<void> {
     await this.options.pool.query(
-      `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping, ttl_ms) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, sharded = EXCLUDED.sharded,
-         ttl_ms = EXCLUDED.ttl_ms, heartbeat_at = now()`,
-      [this.replicaId, this.opts.sharded, sleeping, this.opts.memberTtlMs],
+      sleepingMark(this.replicaId, {
+        sharded: this.opts.sharded,
+        sleeping,
+        ttlMs: this.opts.memberTtlMs,
+      }),
     );
   }
 
@@ -434,8 +437,14 @@ export class OutboxRelay {
         clearTimeout(timer);
       }
       await this.listener?.stop();
-      await this.assigner
-        ?.leave()
+      // Sharded or not, the row goes: the others take over at once, and a row left
+      // asleep would keep writers notifying until its TTL ran out.
+      await (
+        this.assigner
+          ? this.assigner.leave()
+          : this.options.pool.query(leaveMembership(this.replicaId))
+      )
+        .then(() => undefined)
         .catch((error: unknown) => this.log.warn({ err: error }, 'could not leave membership'));
     })();
     return this.stopped;

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { heartbeatSharded, leaveMembership, recordShards } from './sql.ts';
 import { resolveRelayTimings } from './timings.ts';
 
 /** Number of virtual shards; must match the `shard` column of the outbox migration. */
@@ -45,14 +46,7 @@ export class ShardAssigner {
   async shards(now = Date.now()): Promise<number[]> {
     if (now - this.lastBeat < this.heartbeatMs && this.current.length > 0) return this.current;
     const { rows } = await this.pool.query<{ replica_id: string }>(
-      `WITH beat AS (
-         INSERT INTO outbox_relay_members (replica_id, heartbeat_at, sharded, ttl_ms)
-         VALUES ($1, now(), true, $2)
-         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now(), sharded = true,
-           ttl_ms = EXCLUDED.ttl_ms
-       )
-       SELECT replica_id FROM outbox_relay_live_members WHERE sharded`,
-      [this.replicaId, Math.round(this.ttlMs)],
+      heartbeatSharded(this.replicaId, this.ttlMs),
     );
     // The CTE's insert is not visible to the SELECT of the same statement: add self.
     const members = [...new Set([...rows.map((r) => r.replica_id), this.replicaId])].sort();
@@ -62,18 +56,13 @@ export class ShardAssigner {
       (s) => s % count === index,
     );
     this.lastBeat = now;
-    await this.pool.query('UPDATE outbox_relay_members SET shards = $2 WHERE replica_id = $1', [
-      this.replicaId,
-      this.current,
-    ]);
+    await this.pool.query(recordShards(this.replicaId, this.current));
     return this.current;
   }
 
   /** Leaves the membership at shutdown, so the others take over at once. */
   async leave(): Promise<void> {
-    await this.pool.query('DELETE FROM outbox_relay_members WHERE replica_id = $1', [
-      this.replicaId,
-    ]);
+    await this.pool.query(leaveMembership(this.replicaId));
     this.current = [];
   }
 }

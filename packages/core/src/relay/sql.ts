@@ -1,3 +1,5 @@
+import { outboxState } from '../outbox/state.ts';
+
 /**
  * The relay's queries, one function each, returning `{ text, values }`. Values are
  * always parameters; arrays go through unnest.
@@ -25,11 +27,11 @@ const claimColumns = `o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.ev
 // A row is claimable when it is pending, due, and no earlier event of its aggregate is
 // still failing or dead-lettered (FIFO per aggregate holds through retries). The
 // NOT EXISTS probes outbox_blocking_idx, which only holds failing rows: cheap.
-const claimable = `o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND o.next_attempt_at <= now()
+const claimable = `${outboxState('pending', 'o')} AND o.next_attempt_at <= now()
   AND NOT EXISTS (
     SELECT 1 FROM outbox b
     WHERE b.aggregate_type = o.aggregate_type AND b.aggregate_id = o.aggregate_id
-      AND b.id < o.id AND b.sent_at IS NULL AND b.attempts > 0)`;
+      AND b.id < o.id AND ${outboxState('blocking', 'b')})`;
 
 /** The seed's claim: oldest pending first, rows locked by another relay skipped. */
 export function claimBatch(limit: number): Query {
@@ -115,7 +117,7 @@ export function markFailed(
 export function requeue(ids: string[]): Query {
   return {
     text: `UPDATE outbox SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now()
-           WHERE id = ANY($1::bigint[]) AND sent_at IS NULL RETURNING id`,
+           WHERE id = ANY($1::bigint[]) AND ${outboxState('unsent')} RETURNING id`,
     values: [ids],
   };
 }
@@ -123,11 +125,56 @@ export function requeue(ids: string[]): Query {
 /** pending count and lag of the oldest pending row: both read the pending index only. */
 export function pendingStats(): Query {
   return {
-    text: `SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL)::int AS pending,
-                  (SELECT count(*) FROM outbox WHERE sent_at IS NULL AND attempts > 0 AND dead_lettered_at IS NOT NULL)::int AS dead_lettered,
+    text: `SELECT (SELECT count(*) FROM outbox WHERE ${outboxState('pending')})::int AS pending,
+                  (SELECT count(*) FROM outbox WHERE ${outboxState('deadLettered')})::int AS dead_lettered,
                   COALESCE(EXTRACT(EPOCH FROM now() - (
-                    SELECT created_at FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL
+                    SELECT created_at FROM outbox WHERE ${outboxState('pending')}
                     ORDER BY id LIMIT 1)), 0)::float8 AS lag_seconds`,
     values: [],
   };
+}
+
+// Relay membership (outbox_relay_members, migrations 000001/000003/000007): every
+// statement that writes it is here. A replica's row says it is alive (heartbeat_at,
+// within its own ttl_ms: the outbox_relay_live_members view), sharded or not, asleep
+// or not (writers notify only while some relay is asleep), and which shards it took.
+
+/** Heartbeat of a sharded replica, and the live sharded members as of before it. */
+export function heartbeatSharded(replicaId: string, ttlMs: number): Query {
+  return {
+    text: `WITH beat AS (
+         INSERT INTO outbox_relay_members (replica_id, heartbeat_at, sharded, ttl_ms)
+         VALUES ($1, now(), true, $2)
+         ON CONFLICT (replica_id) DO UPDATE SET heartbeat_at = now(), sharded = true,
+           ttl_ms = EXCLUDED.ttl_ms
+       )
+       SELECT replica_id FROM outbox_relay_live_members WHERE sharded`,
+    values: [replicaId, Math.round(ttlMs)],
+  };
+}
+
+/** Records the shards a replica took (shown by the dashboard). */
+export function recordShards(replicaId: string, shards: number[]): Query {
+  return {
+    text: 'UPDATE outbox_relay_members SET shards = $2 WHERE replica_id = $1',
+    values: [replicaId, shards],
+  };
+}
+
+/** Marks a replica asleep or awake (and alive); see migrations 000003, 000006, 000007. */
+export function markSleeping(
+  replicaId: string,
+  options: { sharded: boolean; sleeping: boolean; ttlMs: number },
+): Query {
+  return {
+    text: `INSERT INTO outbox_relay_members (replica_id, sharded, sleeping, ttl_ms) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (replica_id) DO UPDATE SET sleeping = EXCLUDED.sleeping, sharded = EXCLUDED.sharded,
+         ttl_ms = EXCLUDED.ttl_ms, heartbeat_at = now()`,
+    values: [replicaId, options.sharded, options.sleeping, options.ttlMs],
+  };
+}
+
+/** Leaves the membership: the others take over this replica's shards at once. */
+export function leaveMembership(replicaId: string): Query {
+  return { text: 'DELETE FROM outbox_relay_members WHERE replica_id = $1', values: [replicaId] };
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { DATABASE_TIMEOUT_DEFAULTS } from '../config/base.ts';
+import { DATABASE_TIMEOUT_DEFAULTS } from '../db/pg-config.ts';
 import { backoffMs } from './backoff.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { audit, FailurePoints, type AuditReport } from '@outbox/core';
+import { audit, FailurePoints, type AuditReport } from '@outbox/lab';
 import { startSystem, type System } from '../../src/index.ts';
 
 /** A whole backend (real processes) in its own schema, topic prefix and ports. */

@@ -1,4 +1,4 @@
-import { requeueQuery } from '@outbox/core';
+import { outboxState, requeueQuery } from '@outbox/core';
 import type { Pool } from 'pg';
 
 export interface DeadLetteredEvent {
@@ -16,7 +16,7 @@ export async function listDeadLetters(pool: Pool, limit = 100): Promise<DeadLett
   const { rows } = await pool.query<DeadLetteredEvent>(
     `SELECT id, aggregate_type AS "aggregateType", aggregate_id AS "aggregateId",
             event_type AS "eventType", attempts, error, dead_lettered_at AS "deadLetteredAt"
-     FROM outbox WHERE dead_lettered_at IS NOT NULL AND sent_at IS NULL
+     FROM outbox WHERE ${outboxState('deadLettered')}
      ORDER BY id LIMIT $1`,
     [limit],
   );
@@ -32,7 +32,7 @@ export async function requeueDeadLetters(pool: Pool, ids: string[] | 'all'): Pro
     ids === 'all'
       ? (
           await pool.query<{ id: string }>(
-            'SELECT id FROM outbox WHERE dead_lettered_at IS NOT NULL AND sent_at IS NULL',
+            `SELECT id FROM outbox WHERE ${outboxState('deadLettered')}`,
           )
         ).rows.map((r) => r.id)
       : ids;

@@ -1,3 +1,4 @@
+import { outboxState } from '@outbox/core';
 import pg from 'pg';
 import type { Pool } from 'pg';
 import { isPartitioned, partitions } from './catalog.ts';
@@ -79,7 +80,7 @@ export async function maintainPartitions(
         try {
           await client.query(`LOCK TABLE ${q(p.name)} IN ACCESS EXCLUSIVE MODE`);
           const unsent = await client.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM ${q(p.name)} WHERE sent_at IS NULL`,
+            `SELECT count(*)::int AS n FROM ${q(p.name)} WHERE ${outboxState('unsent')}`,
           );
           const n = unsent.rows[0]?.n ?? 0;
           if (n > 0) {

@@ -1,4 +1,4 @@
-import { sendAcknowledged, toMessage, type OutboxRow } from '@outbox/core';
+import { outboxState, sendAcknowledged, toMessage, type OutboxRow } from '@outbox/core';
 import type { Message, Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 
@@ -90,7 +90,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayReport> {
     skippedUnsent: 0,
   };
   const unsent = await options.pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM outbox WHERE ${where} AND sent_at IS NULL`,
+    `SELECT count(*)::int AS n FROM outbox WHERE ${where} AND ${outboxState('unsent')}`,
     values,
   );
   report.skippedUnsent = unsent.rows[0]?.n ?? 0;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { migrate } from '@outbox/core';
+import { migrateLab } from '@outbox/lab';
 import pg from 'pg';
 import { inject, onTestFailed } from 'vitest';
 
@@ -21,7 +21,7 @@ export async function createTestDb(): Promise<TestDb> {
   const config = { connectionString: databaseUrl, options: `-c search_path=${schema}` };
   const pool = new pg.Pool({ ...config, max: 8 });
   pool.on('error', () => undefined);
-  await migrate(pool);
+  await migrateLab(pool);
   let failed = false;
   onTestFailed(() => {
     failed = true;

@@ -1,12 +1,12 @@
-import { FailurePoints, type FailurePointState as CoreState } from '@outbox/core';
+import { FailurePoints, type FailurePointState as CoreState } from '@outbox/lab';
 import type { Pool } from 'pg';
 import {
-  FAILURE_POINTS,
   type ArmRequest,
   type FailurePointInfo,
   type FailurePointName,
   type FailurePointState,
 } from '../contract.ts';
+import { FAILURE_POINTS } from '../teaching/index.ts';
 import { HttpError } from '../http/errors.ts';
 
 /** Seconds a window point (the Kafka outage) stays on when the request names none. */
@@ -30,7 +30,7 @@ function view(info: FailurePointInfo, s: CoreState, now = Date.now()): FailurePo
   };
 }
 
-/** The failure points as the dashboard shows and switches them (core's FailurePoints underneath). */
+/** The failure points as the dashboard shows and switches them (the lab's FailurePoints underneath). */
 export class ChaosPanel {
   private readonly points: FailurePoints;
 

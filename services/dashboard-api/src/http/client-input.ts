@@ -1,4 +1,4 @@
-import { clientText } from '@outbox/core';
+import { clientText } from '@outbox/lab';
 import { z } from 'zod';
 import { outboxQuerySchema } from '../contract.ts';
 
@@ -16,7 +16,7 @@ export const bigintId = z
 
 /**
  * GET /api/outbox's query as the server reads it: the contract's shape (which imports
- * only zod, for the browser) with core's clientText rule on the text filters — no
+ * only zod, for the browser) with the lab's clientText rule on the text filters — no
  * NUL (22021, a 500), no unpaired surrogate, no control character — and a cursor
  * that fits a BIGINT.
  */

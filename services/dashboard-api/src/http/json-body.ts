@@ -1,4 +1,4 @@
-import { byteSize, ClientJsonError, parseClientJson } from '@outbox/core';
+import { byteSize, ClientJsonError, parseClientJson } from '@outbox/lab';
 import express, { type RequestHandler } from 'express';
 import { HttpError } from './errors.ts';
 
@@ -7,7 +7,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 /**
  * A route's body parsing: 415 for a body that is not JSON (a cross-site form post
  * cannot send application/json without a CORS preflight), the size limit (413), then
- * core's parseClientJson: UTF-8 only (415 for another charset), and 400 naming the
+ * the lab's parseClientJson: UTF-8 only (415 for another charset), and 400 naming the
  * problem for malformed JSON, duplicate keys, deep nesting, NUL or unpaired
  * surrogates and numbers past 2^53. A POST without a body passes with {}.
  */

@@ -1,3 +1,4 @@
+import { outboxState } from '@outbox/core';
 import type { Pool } from 'pg';
 import type { OutboxQuery, OutboxRowView, OutboxStatus, OutboxPage } from '../contract.ts';
 
@@ -34,10 +35,10 @@ export function statusOf(
 // Each condition matches a partial index where one exists: pending → outbox_pending_idx,
 // failed/dead → outbox_blocking_idx (the rare failing rows).
 const statusCondition: Record<OutboxStatus, string> = {
-  pending: 'sent_at IS NULL AND dead_lettered_at IS NULL AND attempts = 0',
-  failed: 'sent_at IS NULL AND dead_lettered_at IS NULL AND attempts > 0',
-  dead: 'sent_at IS NULL AND attempts > 0 AND dead_lettered_at IS NOT NULL',
-  sent: 'sent_at IS NOT NULL',
+  pending: `${outboxState('pending')} AND attempts = 0`,
+  failed: outboxState('failing'),
+  dead: outboxState('deadLettered'),
+  sent: outboxState('sent'),
 };
 
 export function toOutboxView(r: OutboxDbRow): OutboxRowView {

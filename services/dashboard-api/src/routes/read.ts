@@ -1,14 +1,14 @@
-import { audit } from '@outbox/core';
+import { audit } from '@outbox/lab';
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import {
   MAX_TRAFFIC_RATE,
-  SCENARIOS,
   type AuditResponse,
   type EventsResponse,
   type StateResponse,
 } from '../contract.ts';
+import { SCENARIOS } from '../teaching/index.ts';
 import type { ChaosPanel } from '../chaos/failure-points.ts';
 import { outboxQuery } from '../http/client-input.ts';
 import { HttpError, parseOr400 } from '../http/errors.ts';

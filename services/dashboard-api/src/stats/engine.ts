@@ -1,4 +1,4 @@
-import type { Logger } from '@outbox/core';
+import { backoffMs, type Logger } from '@outbox/core';
 import type { Pool } from 'pg';
 import { CONTRACT_VERSION, type FeedEvent, type StatsMessage } from '../contract.ts';
 import { readSettings } from '../settings/settings.ts';
@@ -87,7 +87,7 @@ export class StatsEngine {
         break;
       } catch (error) {
         if (this.stopped) throw error;
-        const delay = Math.min(10_000, 250 * 2 ** attempt);
+        const delay = backoffMs(attempt + 1, 250, 10_000);
         this.options.log.warn(
           { err: error, attempt, delay },
           'deriving the stats failed; retrying',

@@ -1,3 +1,4 @@
+import { outboxState } from '@outbox/core';
 import type { Pool } from 'pg';
 import type { OrderMode } from '../contract.ts';
 import type { LostOrder } from './undelivered.ts';
@@ -25,7 +26,7 @@ const inFlight = (alias: string, settle: string) => `
   EXISTS (SELECT 1 FROM outbox x
            WHERE x.aggregate_type = 'order' AND x.aggregate_id = ${alias}.id::text
              AND x.event_type = 'OrderCreated'
-             AND (x.sent_at IS NULL OR x.sent_at > now() - make_interval(secs => ${settle})))`;
+             AND (${outboxState('unsent', 'x')} OR x.sent_at > now() - make_interval(secs => ${settle})))`;
 // Sent at all: tells a lost outbox event the relay published from one it never had.
 const sent = (alias: string) => `
   EXISTS (SELECT 1 FROM outbox x

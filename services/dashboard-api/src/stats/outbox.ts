@@ -1,4 +1,4 @@
-import { pendingStats } from '@outbox/core';
+import { outboxState, pendingStats } from '@outbox/core';
 import type { Pool } from 'pg';
 import { IdTail } from './id-tail.ts';
 import { tailRows } from './sql.ts';
@@ -20,8 +20,7 @@ export async function outboxGauges(pool: Pool): Promise<OutboxGauges> {
     ),
     // outbox_blocking_idx holds exactly the rows that failed and are not sent.
     pool.query<{ failing: number }>(
-      `SELECT count(*)::int AS failing FROM outbox
-        WHERE sent_at IS NULL AND attempts > 0 AND dead_lettered_at IS NULL`,
+      `SELECT count(*)::int AS failing FROM outbox WHERE ${outboxState('failing')}`,
     ),
   ]);
   const g = gauges.rows[0];
@@ -67,10 +66,9 @@ export class PublishedCounter {
        w AS (SELECT GREATEST($1::bigint, COALESCE(max(id), 0)) AS w FROM n)
        SELECT COALESCE((SELECT array_agg(id::text ORDER BY id) FROM n), '{}') AS ids,
               ((SELECT count(*) FROM outbox
-                 WHERE sent_at IS NULL AND dead_lettered_at IS NULL AND id <= w.w)
+                 WHERE ${outboxState('pending')} AND id <= w.w)
              + (SELECT count(*) FROM outbox
-                 WHERE sent_at IS NULL AND attempts > 0 AND dead_lettered_at IS NOT NULL
-                   AND id <= w.w))::int AS unsent
+                 WHERE ${outboxState('deadLettered')} AND id <= w.w))::int AS unsent
          FROM w`,
       [this.tail.watermark, this.tail.gapIds, 10_000],
     );

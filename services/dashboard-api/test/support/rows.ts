@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { OutboxWriter, validateEvent, withTransaction } from '@outbox/core';
+import { OutboxWriter, withTransaction } from '@outbox/core';
+import { validateEvent } from '@outbox/lab';
 import type { Pool } from 'pg';
 
 /**

@@ -68,6 +68,8 @@ export function consumerEnv(
     DATABASE_SCHEMA: db.schema,
     KAFKA_BROKERS: inject('kafkaBrokers').join(','),
     TOPIC_PREFIX: prefix,
+    // The tests break things: the failure points are followed (off by default).
+    CHAOS_ENABLED: 'true',
     ...extra,
   };
 }

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { clientErrorOf, type Logger } from '@outbox/core';
+import { type Logger } from '@outbox/core';
+import { clientErrorOf } from '@outbox/lab';
 import type { z } from 'zod';
 
 /** An error that is the client's fault (or a known outcome): status + message, safe to show. */

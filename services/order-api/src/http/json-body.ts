@@ -1,4 +1,4 @@
-import { byteSize, ClientJsonError, parseClientJson } from '@outbox/core';
+import { byteSize, ClientJsonError, parseClientJson } from '@outbox/lab';
 import express, { type RequestHandler } from 'express';
 import { HttpError } from './errors.ts';
 
@@ -6,7 +6,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * A route's body parsing: 415 for a body that is not JSON, the size limit (413), then
- * core's parseClientJson: UTF-8 only (415 for another charset), and 400 with details
+ * the lab's parseClientJson: UTF-8 only (415 for another charset), and 400 with details
  * for malformed JSON, duplicate keys, deep nesting, NUL or unpaired surrogates and
  * numbers past 2^53 — the one rule every JSON body here passes. A POST without a body
  * (Content-Length: 0, as fetch sends for `/pay`) passes with no body.

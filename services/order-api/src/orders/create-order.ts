@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OrderCreated } from '@outbox/core';
+import type { OrderCreated } from '@outbox/lab';
 import type { OrderMode } from '../config.ts';
 import { HttpError } from '../http/errors.ts';
 import type { HttpResult, IdempotencyKey } from '../http/idempotency.ts';

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
-  FailurePoint,
   serializeEvent,
   toMessage,
-  validateEvent,
-  type FailurePoints,
   type Logger,
   type OutboxEvent,
 } from '@outbox/core';
+import { FailurePoint, validateEvent, type FailurePointGate } from '@outbox/lab';
 import type { Message, Producer } from 'kafkajs';
 import type { KafkaNetwork } from '../kafka.ts';
 import type { ApiMetrics } from '../metrics.ts';
@@ -24,7 +22,7 @@ export interface NaivePublisherOptions {
   producer: Producer;
   network: KafkaNetwork;
   topic: string;
-  failurePoints: FailurePoints;
+  failurePoints: FailurePointGate;
   metrics: ApiMetrics;
   log: Logger;
   /** How the process dies at the crash point. Default: SIGKILL to itself, for real. */

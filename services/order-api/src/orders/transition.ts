@@ -1,4 +1,5 @@
-import type { OrderCancelled, OrderPaid, OutboxEvent } from '@outbox/core';
+import type { OutboxEvent } from '@outbox/core';
+import type { OrderCancelled, OrderPaid } from '@outbox/lab';
 import type { OrderMode } from '../config.ts';
 import { HttpError } from '../http/errors.ts';
 import type { HttpResult, IdempotencyKey } from '../http/idempotency.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { clientText } from '@outbox/core';
+import { clientText } from '@outbox/lab';
 import { Router, type Request, type Response } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
@@ -16,7 +16,7 @@ import type { TransitionAction, TransitionHandler } from '../orders/transition.t
 const int32 = z.number().int().positive().max(2_147_483_647);
 const createOrderBody = z.object({
   userId: int32,
-  // clientText: no NUL, unpaired surrogate or control character (core's one rule).
+  // clientText: no NUL, unpaired surrogate or control character (the lab's one rule).
   sku: clientText({ max: 200 }),
   quantity: int32,
   mode: z.enum(orderModes).optional(),

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { FailurePoints, silentLogger } from '@outbox/core';
+import { silentLogger } from '@outbox/core';
+import { FailurePoints } from '@outbox/lab';
 import { logLevel } from 'kafkajs';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
@@ -35,6 +36,8 @@ export async function startTestApp(
     KAFKA_BROKERS: inject('kafkaBrokers').join(','),
     TOPIC_PREFIX: prefix,
     LOG_LEVEL: 'silent',
+    // The tests break things: the naive failure points cut real sockets (off by default).
+    CHAOS_ENABLED: 'true',
     ...env,
   });
   const kafka = createKafka(config, silentLogger, { kafkaLogLevel: logLevel.NOTHING });

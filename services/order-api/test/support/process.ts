@@ -19,6 +19,7 @@ export function startService(
       DATABASE_SCHEMA: db.schema,
       KAFKA_BROKERS: inject('kafkaBrokers').join(','),
       TOPIC_PREFIX: prefix,
+      CHAOS_ENABLED: 'true',
       ...env,
     },
     { readyPattern: /^listening/ },

@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  FailurePoints,
-  OutboxWriter,
-  validateEvent,
-  withTransaction,
-  type OutboxEvent,
-} from '@outbox/core';
+import { OutboxWriter, withTransaction, type OutboxEvent } from '@outbox/core';
+import { FailurePoints, validateEvent } from '@outbox/lab';
 import { inject } from 'vitest';
 import type { TestDb } from '@outbox/testkit';
 
@@ -61,6 +56,8 @@ export function workerEnv(
     KAFKA_BROKERS: inject('kafkaBrokers').join(','),
     TOPIC_PREFIX: prefix,
     POLL_INTERVAL_MS: '500',
+    // The tests break things: failure points and faulty sockets (off by default).
+    CHAOS_ENABLED: 'true',
     ...extra,
   };
 }

@@ -1,0 +1,26 @@
+// No imports, on purpose: the dashboard's wire contract (bundled for the browser) takes
+// the names from here, through the package's "./failure-point-names" export.
+
+/** The failure points of the seed's scenarios, by the name stored in `failure_points`. */
+export const FailurePoint = {
+  /** naive: the order commits, then the produce fails for real (socket closed). */
+  naiveNetworkDropAfterCommit: 'naive.network_drop_after_commit',
+  /** naive: Kafka acked, then the process dies before COMMIT: a phantom event. */
+  naiveCrashBeforeCommit: 'naive.crash_before_commit',
+  /** worker: exits after Kafka acked the batch, before UPDATE sent_at. */
+  workerKillMidPublish: 'worker.kill_mid_publish',
+  /** worker ↔ Kafka sockets refused/closed until params.until (epoch ms). */
+  workerKafkaOutage: 'worker.kafka_outage',
+  /** consumer: exits after its DB commit, before committing the Kafka offset. */
+  consumerCrashBeforeOffsetCommit: 'consumer.crash_before_offset_commit',
+  /** consumer: the inbox is bypassed; duplicates are applied again. */
+  consumerInboxOff: 'consumer.inbox_off',
+  /** workers relay without sharding: FIFO per aggregate is no longer guaranteed. */
+  workersUnsharded: 'worker.unsharded',
+} as const;
+export type FailurePointName = (typeof FailurePoint)[keyof typeof FailurePoint];
+/** Every failure point's name, as a non-empty tuple (zod's enum takes it as it is). */
+export const FAILURE_POINT_NAMES = Object.values(FailurePoint) as [
+  FailurePointName,
+  ...FailurePointName[],
+];

@@ -1,0 +1,43 @@
+import type { FailurePointInfo, FailurePointName } from '../contract.ts';
+import type { RowId } from './scenario-table.ts';
+
+/** How a button arms its point (the request body of POST /api/failure-points/:name). */
+export const OUTAGE_SECONDS = 10;
+
+/** Per failure point: the shell equivalent and the table row it reproduces. */
+export const FAILURE_EXTRAS: Record<FailurePointName, { cli: string; row: RowId }> = {
+  'naive.network_drop_after_commit': {
+    cli: 'npm run chaos -- arm naive.network_drop_after_commit once',
+    row: 'network_after_commit',
+  },
+  'naive.crash_before_commit': {
+    cli: 'npm run chaos -- arm naive.crash_before_commit once',
+    row: 'network_after_publish',
+  },
+  'worker.kill_mid_publish': {
+    cli: 'npm run chaos -- arm worker.kill_mid_publish once',
+    row: 'duplicate',
+  },
+  'worker.kafka_outage': {
+    cli: `npm run chaos -- arm worker.kafka_outage on --seconds ${OUTAGE_SECONDS}`,
+    row: 'outage',
+  },
+  'consumer.crash_before_offset_commit': {
+    cli: 'npm run chaos -- arm consumer.crash_before_offset_commit once',
+    row: 'duplicate',
+  },
+  'consumer.inbox_off': {
+    cli: 'npm run chaos -- arm consumer.inbox_off on',
+    row: 'double_processed',
+  },
+  'worker.unsharded': { cli: 'npm run chaos -- arm worker.unsharded on', row: 'reordering' },
+};
+
+/** The arm request a click sends: a shot fires once, a window opens, a switch flips. */
+export function armRequestFor(info: Pick<FailurePointInfo, 'kind'>, active: boolean) {
+  if (info.kind === 'shot') return { mode: 'once' as const };
+  if (active) return { mode: 'off' as const };
+  return info.kind === 'window'
+    ? { mode: 'on' as const, seconds: OUTAGE_SECONDS }
+    : { mode: 'on' as const };
+}
