@@ -40,7 +40,14 @@ export {
   markSent,
   type OutboxRow,
 } from './relay/sql.ts';
-export { handleOnce, inbox, type InboxDelivery, type InboxOutcome } from './inbox/inbox.ts';
+export {
+  claimInbox,
+  handleEachOnce,
+  handleOnce,
+  inbox,
+  type InboxDelivery,
+  type InboxOutcome,
+} from './inbox/inbox.ts';
 export { OutboxMetrics } from './metrics/metrics.ts';
 export { backoffMs, BACKOFF_JITTER } from './relay/backoff.ts';
 export {

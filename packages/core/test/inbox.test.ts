@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handleOnce, withTransaction } from '../src/index.ts';
+import { claimInbox, handleEachOnce, handleOnce, withTransaction } from '../src/index.ts';
 import { createTestDb, type TestDb } from '../../testkit/src/index.ts';
 
 describe('inbox.handleOnce', () => {
@@ -40,6 +40,75 @@ describe('inbox.handleOnce', () => {
     ).rejects.toThrow('handler failed');
     expect((await reserve('e2')).status).toBe('processed');
     expect(await reserved()).toBe(1);
+  });
+});
+
+describe('inbox for a chunk: claimInbox and handleEachOnce', () => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await createTestDb();
+    await db.pool.query('CREATE TABLE applied (n SERIAL PRIMARY KEY, event_id TEXT NOT NULL)');
+  });
+  afterEach(async () => db.close());
+
+  const delivery = (eventId: string, consumer = 'inventory') => ({
+    consumer,
+    eventId,
+    topic: 'orders',
+    partition: 0,
+    offset: '1',
+  });
+
+  it('tells new from seen in one statement: seen before, repeated within the call, another consumer', async () => {
+    await withTransaction(db.pool, (c) => claimInbox(c, [delivery('e1')]));
+    const fresh = await withTransaction(db.pool, (c) =>
+      claimInbox(c, [
+        delivery('e1'),
+        delivery('e2'),
+        delivery('e2'),
+        delivery('e1', 'billing'),
+        delivery('e3'),
+      ]),
+    );
+    expect(fresh).toEqual([false, true, false, true, true]);
+    const { rows } = await db.pool.query(
+      'SELECT consumer, event_id FROM inbox ORDER BY consumer, event_id',
+    );
+    expect(rows.map((r) => `${r.consumer}/${r.event_id}`)).toEqual([
+      'billing/e1',
+      'inventory/e1',
+      'inventory/e2',
+      'inventory/e3',
+    ]);
+    expect(await withTransaction(db.pool, (c) => claimInbox(c, []))).toEqual([]);
+  });
+
+  it('runs the effect of each new delivery once, in the order given; a failing effect rolls back every marker of the chunk', async () => {
+    const run = (ids: string[], failOn?: string) =>
+      withTransaction(db.pool, (c) =>
+        handleEachOnce(
+          c,
+          ids.map((id) => delivery(id)),
+          async (tx, d) => {
+            if (d.eventId === failOn) throw new Error(`effect of ${d.eventId} failed`);
+            await tx.query('INSERT INTO applied (event_id) VALUES ($1)', [d.eventId]);
+            return d.eventId;
+          },
+        ),
+      );
+    await expect(run(['a', 'b', 'c'], 'b')).rejects.toThrow('effect of b failed');
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM inbox')).rows[0].n).toBe(0);
+
+    const outcomes = await run(['a', 'b', 'a', 'c']);
+    expect(outcomes).toEqual([
+      { status: 'processed', result: 'a' },
+      { status: 'processed', result: 'b' },
+      { status: 'duplicate' },
+      { status: 'processed', result: 'c' },
+    ]);
+    expect((await run(['c', 'd'])).map((o) => o.status)).toEqual(['duplicate', 'processed']);
+    const { rows } = await db.pool.query('SELECT event_id FROM applied ORDER BY n');
+    expect(rows.map((r) => r.event_id)).toEqual(['a', 'b', 'c', 'd']);
   });
 });
 

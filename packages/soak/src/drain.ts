@@ -18,21 +18,39 @@ export async function backlog(pool: Pool): Promise<Backlog> {
   return rows[0]!;
 }
 
+/** How often the drain looks: the anti-join over the whole outbox is not free. */
+const DRAIN_POLL_MS = 2_000;
+
 /**
  * Waits until nothing is on its way, polling (the database may still be coming back
- * from a restart: a failed poll is a try, not an error). Returns how long it took.
+ * from a restart: a failed poll is a try, not an error). Reports the backlog every
+ * `progressEveryMs` through `progress`, with the rate it is going down at. Returns how
+ * long it took.
  */
 export async function waitDrained(
   pool: Pool,
   timeoutMs: number,
+  progress: (line: string) => void = () => undefined,
+  progressEveryMs = 15_000,
 ): Promise<{ ms: number; last: Backlog | undefined }> {
   const started = Date.now();
   let last: Backlog | undefined;
+  let reported: { at: number; left: number } | undefined;
   for (;;) {
-    last = await backlog(pool).catch(() => undefined);
-    if (last && last.pending === 0 && last.undelivered === 0)
-      return { ms: Date.now() - started, last };
-    if (Date.now() - started > timeoutMs) return { ms: Date.now() - started, last };
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    last = (await backlog(pool).catch(() => undefined)) ?? last;
+    const now = Date.now();
+    if (last && last.pending === 0 && last.undelivered === 0) return { ms: now - started, last };
+    if (now - started > timeoutMs) return { ms: now - started, last };
+    if (last && (!reported || now - reported.at >= progressEveryMs)) {
+      const left = last.pending + last.undelivered;
+      const rate = reported ? ((reported.left - left) * 1000) / (now - reported.at) : undefined;
+      progress(
+        `  draining: ${last.pending} in the outbox, ${last.undelivered} sent and not applied` +
+          (rate === undefined ? '' : ` (${Math.round(rate)}/s)`) +
+          `, ${Math.round((now - started) / 1000)} s in`,
+      );
+      reported = { at: now, left };
+    }
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
   }
 }

@@ -232,7 +232,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await system
       .waitReady(180_000)
       .catch((error: unknown) => log(`  not all healthy: ${String(error)}`));
-    const drain = await waitDrained(pool, (options.drainTimeoutSeconds ?? 300) * 1_000);
+    const drain = await waitDrained(pool, (options.drainTimeoutSeconds ?? 300) * 1_000, log);
     const drainMs = Date.now() - drainFrom;
     const stalls = watch.stop();
     const drained = drain.last?.pending === 0 && drain.last.undelivered === 0;

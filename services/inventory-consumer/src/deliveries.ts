@@ -14,66 +14,107 @@ export interface DeliveryRecord {
   outcome: DeliveryOutcome;
 }
 
+const aggregateKey = (consumer: string, aggregateId: string): string =>
+  JSON.stringify([consumer, aggregateId]);
+
 /**
- * FIFO check for an event applied for the first time: it must be the next of its
- * aggregate (last_seq + 1; none applied yet means seq 1). A gap or a seq at or behind
- * the last one is a violation. Then last_seq = GREATEST(last_seq, seq). The row lock
- * (upsert) serialises two deliveries of one aggregate.
+ * FIFO check for the events of a chunk applied for the first time, in order: each must be
+ * the next of its aggregate (last_seq + 1; none applied yet means seq 1). A gap or a seq
+ * at or behind the last one is a violation. Then last_seq = GREATEST(last_seq, seq).
+ * The aggregates' rows are locked (FOR UPDATE, in one order) and written back in one
+ * statement each way; the lock serialises two deliveries of one aggregate, should a
+ * rebalance hand its partition to another member mid-chunk.
  */
-async function checkFifo(client: ClientBase, r: DeliveryRecord): Promise<boolean> {
-  if (r.seq === null) return false;
-  const { rows } = await client.query<{ last_seq: number }>(
-    'SELECT last_seq FROM consumer_aggregate_seq WHERE consumer = $1 AND aggregate_id = $2 FOR UPDATE',
-    [r.consumer, r.aggregateId],
+async function checkFifo(
+  client: ClientBase,
+  records: readonly DeliveryRecord[],
+): Promise<boolean[]> {
+  const judged = records.filter((r) => r.outcome === 'processed' && r.seq !== null);
+  if (judged.length === 0) return records.map(() => false);
+  // One row per aggregate; the lock order is the query's ORDER BY.
+  const keys = [
+    ...new Map(judged.map((r) => [aggregateKey(r.consumer, r.aggregateId), r])).values(),
+  ];
+  const { rows } = await client.query<{ consumer: string; aggregate_id: string; last_seq: number }>(
+    `SELECT s.consumer, s.aggregate_id, s.last_seq
+     FROM consumer_aggregate_seq s
+     JOIN unnest($1::text[], $2::text[]) AS k (consumer, aggregate_id) USING (consumer, aggregate_id)
+     ORDER BY s.consumer, s.aggregate_id
+     FOR UPDATE OF s`,
+    [keys.map((r) => r.consumer), keys.map((r) => r.aggregateId)],
   );
-  const last = rows[0]?.last_seq ?? 0;
+  const last = new Map(rows.map((r) => [aggregateKey(r.consumer, r.aggregate_id), r.last_seq]));
+  const violations = records.map((r) => {
+    if (r.outcome !== 'processed' || r.seq === null) return false;
+    const key = aggregateKey(r.consumer, r.aggregateId);
+    const previous = last.get(key) ?? 0;
+    last.set(key, Math.max(previous, r.seq));
+    return r.seq !== previous + 1;
+  });
   await client.query(
-    `INSERT INTO consumer_aggregate_seq (consumer, aggregate_id, last_seq) VALUES ($1, $2, $3)
+    `INSERT INTO consumer_aggregate_seq (consumer, aggregate_id, last_seq)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
      ON CONFLICT (consumer, aggregate_id)
      DO UPDATE SET last_seq = GREATEST(consumer_aggregate_seq.last_seq, EXCLUDED.last_seq)`,
-    [r.consumer, r.aggregateId, r.seq],
+    [
+      keys.map((r) => r.consumer),
+      keys.map((r) => r.aggregateId),
+      keys.map((r) => last.get(aggregateKey(r.consumer, r.aggregateId))!),
+    ],
   );
-  return r.seq !== last + 1;
+  return violations;
 }
 
 /**
- * Records one delivery in consumer_deliveries, in the transaction of its effect.
- * Only a 'processed' delivery is judged for FIFO: a duplicate (caught or reprocessed)
- * is a redelivery of something already applied, not a reorder.
- * @returns whether it was flagged as a FIFO violation.
+ * Records a chunk's deliveries in consumer_deliveries, in the transaction of their
+ * effects, in the order given (ids follow it). Only a 'processed' delivery is judged for
+ * FIFO: a duplicate (caught or reprocessed) is a redelivery of something already
+ * applied, not a reorder.
+ * @returns for each delivery, whether it was flagged as a FIFO violation.
  */
-export async function recordDelivery(client: ClientBase, r: DeliveryRecord): Promise<boolean> {
-  const fifoViolation = r.outcome === 'processed' ? await checkFifo(client, r) : false;
+export async function recordDeliveries(
+  client: ClientBase,
+  records: readonly DeliveryRecord[],
+): Promise<boolean[]> {
+  if (records.length === 0) return [];
+  const fifoViolations = await checkFifo(client, records);
+  const column = <T>(pick: (r: DeliveryRecord, i: number) => T): T[] => records.map(pick);
   await client.query(
     `INSERT INTO consumer_deliveries
        (consumer, event_id, event_type, aggregate_id, seq, topic, kafka_partition, kafka_offset, outcome, fifo_violation)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+     SELECT consumer, event_id, event_type, aggregate_id, seq, topic, kafka_partition, kafka_offset, outcome, fifo_violation
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::bigint[], $9::text[], $10::boolean[])
+       WITH ORDINALITY AS d (consumer, event_id, event_type, aggregate_id, seq, topic, kafka_partition, kafka_offset, outcome, fifo_violation, n)
+     ORDER BY n`,
     [
-      r.consumer,
-      r.eventId,
-      r.eventType,
-      r.aggregateId,
-      r.seq,
-      r.topic,
-      r.partition,
-      r.offset,
-      r.outcome,
-      fifoViolation,
+      column((r) => r.consumer),
+      column((r) => r.eventId),
+      column((r) => r.eventType),
+      column((r) => r.aggregateId),
+      column((r) => r.seq),
+      column((r) => r.topic),
+      column((r) => r.partition),
+      column((r) => r.offset),
+      column((r) => r.outcome),
+      column((_, i) => fifoViolations[i]!),
     ],
   );
-  return fifoViolation;
+  return fifoViolations;
 }
 
-/** With the inbox off: was this event applied before? Then applying it again is 'reprocessed'. */
+/**
+ * With the inbox off: which of these events were applied before? Applying one of them
+ * again is 'reprocessed'.
+ */
 export async function appliedBefore(
   client: ClientBase,
   consumer: string,
-  eventId: string,
-): Promise<boolean> {
-  const { rowCount } = await client.query(
-    `SELECT 1 FROM consumer_deliveries
-     WHERE consumer = $1 AND event_id = $2 AND outcome IN ('processed', 'reprocessed') LIMIT 1`,
-    [consumer, eventId],
+  eventIds: readonly string[],
+): Promise<Set<string>> {
+  const { rows } = await client.query<{ event_id: string }>(
+    `SELECT DISTINCT event_id FROM consumer_deliveries
+     WHERE consumer = $1 AND event_id = ANY($2::text[]) AND outcome IN ('processed', 'reprocessed')`,
+    [consumer, eventIds],
   );
-  return (rowCount ?? 0) > 0;
+  return new Set(rows.map((r) => r.event_id));
 }

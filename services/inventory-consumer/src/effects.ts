@@ -18,15 +18,17 @@ export async function applyEffect(
   switch (event.eventType) {
     case 'OrderCreated': {
       const { orderId, sku, quantity } = event.payload;
-      const moved = await client.query(
-        `UPDATE inventory SET reserved = reserved + $2, available = available - $2
-         WHERE sku = $1 AND available >= $2`,
-        [sku, quantity],
-      );
+      // One statement: the stock moves if it can, and the reservation records whether it did.
       await client.query(
-        `INSERT INTO reservations (order_id, sku, quantity, event_id, released_at)
-         VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN NULL ELSE now() END)`,
-        [orderId, sku, quantity, eventId, moved.rowCount === 1],
+        `WITH moved AS (
+           UPDATE inventory SET reserved = reserved + $3, available = available - $3
+           WHERE sku = $2 AND available >= $3
+           RETURNING sku
+         )
+         INSERT INTO reservations (order_id, sku, quantity, event_id, released_at)
+         SELECT $1::uuid, $2::text, $3::int, $4::text,
+                CASE WHEN EXISTS (SELECT FROM moved) THEN NULL ELSE now() END`,
+        [orderId, sku, quantity, eventId],
       );
       return;
     }

@@ -8,7 +8,7 @@ import type {
 } from 'kafkajs';
 import type { Pool } from 'pg';
 import { deadLetter } from './dead-letter.ts';
-import { handleDelivery, type HandledDelivery } from './handle-message.ts';
+import { EffectError, handleDeliveries, type HandledDelivery } from './handle-deliveries.ts';
 import {
   decodeMessage,
   PoisonMessageError,
@@ -64,15 +64,15 @@ interface Delivery {
   deadLetter?: { reason: DeadLetterReason; detail: string };
 }
 
-/** A handler error that the message is to blame for (not a transient database one). */
-class HandlerError extends Error {
-  constructor(
-    readonly delivery: Delivery,
-    override readonly cause: unknown,
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
+/** A delivery applied in a chunk, and how. */
+interface Applied {
+  delivery: Delivery;
+  handled: HandledDelivery;
+  inboxOff: boolean;
 }
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
 
 /**
  * The eachBatch handler. A fetched batch of one partition is applied in chunks of
@@ -112,42 +112,41 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
     );
   }
 
-  /** Applies every decoded delivery of the chunk in one transaction; a blamed one is left out and the rest applied again. */
-  async function apply(
-    topic: string,
-    partition: number,
-    chunk: Delivery[],
-  ): Promise<{ delivery: Delivery; handled: HandledDelivery; inboxOff: boolean }[]> {
+  /**
+   * Applies the chunk's readable deliveries in one transaction (handleDeliveries). An
+   * effect that throws names its message: that one is marked for the dead-letter topic
+   * and the rest applied again without it. A chunk-wide statement that fails for a reason
+   * that is not transient names none: each delivery is then applied in a transaction of
+   * its own, which finds it. A transient error is thrown: Kafka redelivers the chunk.
+   */
+  async function apply(topic: string, partition: number, chunk: Delivery[]): Promise<Applied[]> {
     for (;;) {
+      const live = chunk.filter((d) => d.decoded && !d.deadLetter);
+      if (live.length === 0) return [];
+      const inboxOff = deps.failurePoints.isActive(FailurePoint.consumerInboxOff);
       try {
-        return await withTransaction(deps.pool, async (client) => {
-          const applied = [];
-          for (const delivery of chunk) {
-            if (!delivery.decoded || delivery.deadLetter) continue;
-            const inboxOff = deps.failurePoints.isActive(FailurePoint.consumerInboxOff);
-            try {
-              const handled = await handleDelivery(
-                client,
-                {
-                  consumer: deps.consumerName,
-                  topic,
-                  partition,
-                  message: delivery.message,
-                  inboxOff,
-                },
-                delivery.decoded,
-              );
-              applied.push({ delivery, handled, inboxOff });
-            } catch (error) {
-              if (isTransientDbError(error)) throw error;
-              throw new HandlerError(delivery, error);
-            }
-          }
-          return applied;
-        });
+        const handled = await withTransaction(deps.pool, (client) =>
+          handleDeliveries(
+            client,
+            { consumer: deps.consumerName, topic, partition, inboxOff },
+            live.map((d) => ({ message: d.message, decoded: d.decoded! })),
+          ),
+        );
+        return live.map((delivery, i) => ({ delivery, handled: handled[i]!, inboxOff }));
       } catch (error) {
-        if (!(error instanceof HandlerError)) throw error;
-        error.delivery.deadLetter = { reason: 'handler_error', detail: error.message };
+        if (isTransientDbError(error)) throw error;
+        const blamed = error instanceof EffectError ? live[error.index] : live[0];
+        if (error instanceof EffectError || live.length === 1) {
+          blamed!.deadLetter = { reason: 'handler_error', detail: errorText(error) };
+          continue;
+        }
+        log.warn(
+          { err: error, topic, partition, offset: live[0]!.message.offset, messages: live.length },
+          'a statement of the whole chunk failed; applying its messages one by one',
+        );
+        const applied: Applied[] = [];
+        for (const delivery of live) applied.push(...(await apply(topic, partition, [delivery])));
+        return applied;
       }
     }
   }

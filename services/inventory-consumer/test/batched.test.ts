@@ -8,7 +8,13 @@ import {
   testKafka,
   waitFor,
 } from '@outbox/testkit';
-import { consumerEnv, deliveries, orderCreated, relayMessage } from './support/events.ts';
+import {
+  consumerEnv,
+  deliveries,
+  orderCreated,
+  relayMessage,
+  reservations,
+} from './support/events.ts';
 import { closeFixture, openFixture } from './support/fixture.ts';
 
 /**
@@ -67,5 +73,43 @@ describe('inventory-consumer: a backlog is applied in chunks, one transaction ea
     );
     // 3 partitions, ~100 events each: a handful of chunks. Per message it was 300.
     expect(tx[0]!.transactions).toBeLessThanOrEqual(30);
+  });
+
+  const BLOCKED = '00000000-0000-4000-8000-00000000b10c';
+  it('a message that fails where its chunk is written together (its delivery row) is dead-lettered alone, the rest of the chunk applied', async () => {
+    // A rule of the delivery table, not of the effect: the chunk's delivery rows are
+    // written in one statement, so the failure names no message. The consumer must
+    // still find the one to blame and apply all the others.
+    await db.pool.query(
+      `ALTER TABLE consumer_deliveries ADD CONSTRAINT no_blocked_orders CHECK (aggregate_id <> '${BLOCKED}')`,
+    );
+    const good = Array.from({ length: 60 }, () => orderCreated({ quantity: 1 }));
+    const blocked = orderCreated({ orderId: BLOCKED, quantity: 1 });
+    // One key: one partition, one chunk, the blocked event in its middle.
+    const messages = [...good.slice(0, 30), blocked, ...good.slice(30)].map((m) => ({
+      ...m,
+      key: 'one-partition',
+    }));
+    await producer.send({ topic, acks: -1, messages });
+
+    const consumer = await startService(consumerEnv(db, prefix));
+    procs.push(consumer);
+    await waitFor(async () => (await deliveries(db)).length === 60, {
+      what: '60 deliveries',
+      timeoutMs: 60_000,
+    });
+    const dead = await readTopic(kafka, deadLetter, 1);
+    expect(dead.map((m) => [m.key, m.headers.dlq_reason])).toEqual([
+      ['one-partition', 'handler_error'],
+    ]);
+    expect(dead[0]!.headers.dlq_error).toMatch(/no_blocked_orders/);
+    expect(await reservations(db, BLOCKED)).toEqual([]);
+    const rows = await deliveries(db);
+    expect(rows.every((r) => r.outcome === 'processed')).toBe(true);
+    expect(new Set(rows.map((r) => r.event_id)).size).toBe(60);
+    const { rows: stockRows } = await db.pool.query<{ reserved: number }>(
+      'SELECT sum(reserved)::int AS reserved FROM inventory',
+    );
+    expect(stockRows[0]!.reserved).toBe(60);
   });
 });

@@ -51,7 +51,7 @@ describe('inventory-consumer: expelled from its group during a delivery', () => 
           (
             await db.pool.query(
               `SELECT 1 FROM pg_stat_activity
-               WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE inventory SET reserved%'`,
+               WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE inventory SET reserved%'`,
             )
           ).rowCount === 1,
         { what: 'the consumer blocked on the row lock' },

@@ -38,7 +38,7 @@ describe('inventory-consumer: a transient database error', () => {
       async () => {
         const { rows } = await db.pool.query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity
-           WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE inventory SET reserved%'`,
+           WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE inventory SET reserved%'`,
         );
         return rows[0]?.pid;
       },

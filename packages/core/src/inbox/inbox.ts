@@ -13,6 +13,47 @@ export interface InboxDelivery {
 
 export type InboxOutcome<T> = { status: 'processed'; result: T } | { status: 'duplicate' };
 
+const inboxKey = (consumer: string, eventId: string): string => JSON.stringify([consumer, eventId]);
+
+/**
+ * Writes the inbox markers of many deliveries in one statement and tells, for each, whether
+ * it is new: true when this consumer had not processed the event before. A delivery that
+ * repeats an earlier one of the same call is not new either (Kafka can hand a consumer the
+ * same event twice in one batch). Must run inside the transaction of the effects, like
+ * handleOnce. One statement for a whole chunk of messages instead of one per message is
+ * what lets a consumer apply a backlog at the rate it is published (issue 10's soak).
+ */
+export async function claimInbox(
+  client: ClientBase,
+  deliveries: readonly InboxDelivery[],
+): Promise<boolean[]> {
+  const firsts = new Map<string, InboxDelivery>();
+  for (const d of deliveries) {
+    const key = inboxKey(d.consumer, d.eventId);
+    if (!firsts.has(key)) firsts.set(key, d);
+  }
+  if (firsts.size === 0) return [];
+  const rows = [...firsts.values()];
+  const { rows: inserted } = await client.query<{ consumer: string; event_id: string }>(
+    `INSERT INTO inbox (consumer, event_id, topic, kafka_partition, kafka_offset)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[])
+     ON CONFLICT (consumer, event_id) DO NOTHING
+     RETURNING consumer, event_id`,
+    [
+      rows.map((d) => d.consumer),
+      rows.map((d) => d.eventId),
+      rows.map((d) => d.topic),
+      rows.map((d) => d.partition ?? null),
+      rows.map((d) => d.offset ?? null),
+    ],
+  );
+  const fresh = new Set(inserted.map((r) => inboxKey(r.consumer, r.event_id)));
+  return deliveries.map((d) => {
+    const key = inboxKey(d.consumer, d.eventId);
+    return firsts.get(key) === d && fresh.has(key);
+  });
+}
+
 /**
  * The inbox: runs `fn` only if this consumer has not processed this event before.
  * Must be called inside the transaction that makes the business effect, so the
@@ -24,20 +65,31 @@ export async function handleOnce<T>(
   delivery: InboxDelivery,
   fn: (client: ClientBase) => Promise<T>,
 ): Promise<InboxOutcome<T>> {
-  const inserted = await client.query(
-    `INSERT INTO inbox (consumer, event_id, topic, kafka_partition, kafka_offset)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (consumer, event_id) DO NOTHING`,
-    [
-      delivery.consumer,
-      delivery.eventId,
-      delivery.topic,
-      delivery.partition ?? null,
-      delivery.offset ?? null,
-    ],
-  );
-  if (inserted.rowCount === 0) return { status: 'duplicate' };
+  const [fresh] = await claimInbox(client, [delivery]);
+  if (!fresh) return { status: 'duplicate' };
   return { status: 'processed', result: await fn(client) };
 }
 
+/**
+ * handleOnce for a chunk of deliveries, in one transaction: all markers in one statement
+ * (claimInbox), then `fn` for each new delivery, in the order given. If `fn` throws, the
+ * caller's transaction must roll back: markers and effects go together.
+ */
+export async function handleEachOnce<D extends InboxDelivery, T>(
+  client: ClientBase,
+  deliveries: readonly D[],
+  fn: (client: ClientBase, delivery: D) => Promise<T>,
+): Promise<InboxOutcome<T>[]> {
+  const fresh = await claimInbox(client, deliveries);
+  const outcomes: InboxOutcome<T>[] = [];
+  for (const [i, delivery] of deliveries.entries())
+    outcomes.push(
+      fresh[i]
+        ? { status: 'processed', result: await fn(client, delivery) }
+        : { status: 'duplicate' },
+    );
+  return outcomes;
+}
+
 /** The same as an object, for callers that prefer `inbox.handleOnce(...)`. */
-export const inbox = { handleOnce };
+export const inbox = { handleOnce, handleEachOnce, claimInbox };
