@@ -1,13 +1,5 @@
-import type { Producer } from 'kafkajs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  readTopic,
-  type ServiceProcess,
-  startService,
-  type TestDb,
-  testKafka,
-  waitFor,
-} from '@outbox/testkit';
+import { describe, expect, it } from 'vitest';
+import { readTopic, startService, testKafka, waitFor } from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -15,7 +7,7 @@ import {
   relayMessage,
   reservations,
 } from './support/events.ts';
-import { closeFixture, openFixture } from './support/fixture.ts';
+import { useConsumerFixture } from './support/fixture.ts';
 
 /**
  * One transaction and one offset commit per message held the consumer to ~300 events/s
@@ -26,18 +18,9 @@ import { closeFixture, openFixture } from './support/fixture.ts';
  */
 describe('inventory-consumer: a backlog is applied in chunks, one transaction each', () => {
   const kafka = testKafka();
-  let db: TestDb;
-  let prefix: string;
-  let topic: string;
-  let deadLetter: string;
-  let producer: Producer;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    ({ db, prefix, topic, deadLetter, producer } = await openFixture(kafka));
-    await db.pool.query('UPDATE inventory SET available = 1000000');
+  const fx = useConsumerFixture(kafka, async (opened) => {
+    await opened.db.pool.query('UPDATE inventory SET available = 1000000');
   });
-  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('300 events and a poison one among them: each good event applied once, the poison dead-lettered, in few transactions', async () => {
     const good = Array.from({ length: 300 }, (_, i) =>
@@ -45,30 +28,30 @@ describe('inventory-consumer: a backlog is applied in chunks, one transaction ea
     );
     // Unreadable payload, keyed like the 150th event so that it lands amid a chunk.
     const poison = { ...relayMessage('OrderCreated', { orderId: 'x' }), key: good[150]!.key };
-    await producer.send({
-      topic,
+    await fx.producer.send({
+      topic: fx.topic,
       acks: -1,
       messages: [...good.slice(0, 150), poison, ...good.slice(150)],
     });
 
-    const consumer = await startService(consumerEnv(db, prefix));
-    procs.push(consumer);
-    await waitFor(async () => (await deliveries(db)).length === 300, {
+    const consumer = await startService(consumerEnv(fx.db, fx.prefix));
+    fx.procs.push(consumer);
+    await waitFor(async () => (await deliveries(fx.db)).length === 300, {
       what: '300 deliveries',
       timeoutMs: 60_000,
     });
 
-    const rows = await deliveries(db);
+    const rows = await deliveries(fx.db);
     expect(rows.every((r) => r.outcome === 'processed' && !r.fifo_violation)).toBe(true);
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(300);
-    const { rows: stock } = await db.pool.query<{ reserved: number }>(
+    const { rows: stock } = await fx.db.pool.query<{ reserved: number }>(
       'SELECT sum(reserved)::int AS reserved FROM inventory',
     );
     expect(stock[0]!.reserved).toBe(300);
-    const dead = await readTopic(kafka, deadLetter, 1);
+    const dead = await readTopic(kafka, fx.deadLetter, 1);
     expect(dead.map((m) => m.headers.dlq_reason)).toEqual(['invalid_payload']);
 
-    const { rows: tx } = await db.pool.query<{ transactions: number }>(
+    const { rows: tx } = await fx.db.pool.query<{ transactions: number }>(
       'SELECT count(DISTINCT xmin::text)::int AS transactions FROM consumer_deliveries',
     );
     // 3 partitions, ~100 events each: a handful of chunks. Per message it was 300.
@@ -80,7 +63,7 @@ describe('inventory-consumer: a backlog is applied in chunks, one transaction ea
     // A rule of the delivery table, not of the effect: the chunk's delivery rows are
     // written in one statement, so the failure names no message. The consumer must
     // still find the one to blame and apply all the others.
-    await db.pool.query(
+    await fx.db.pool.query(
       `ALTER TABLE consumer_deliveries ADD CONSTRAINT no_blocked_orders CHECK (aggregate_id <> '${BLOCKED}')`,
     );
     const good = Array.from({ length: 60 }, () => orderCreated({ quantity: 1 }));
@@ -90,24 +73,24 @@ describe('inventory-consumer: a backlog is applied in chunks, one transaction ea
       ...m,
       key: 'one-partition',
     }));
-    await producer.send({ topic, acks: -1, messages });
+    await fx.producer.send({ topic: fx.topic, acks: -1, messages });
 
-    const consumer = await startService(consumerEnv(db, prefix));
-    procs.push(consumer);
-    await waitFor(async () => (await deliveries(db)).length === 60, {
+    const consumer = await startService(consumerEnv(fx.db, fx.prefix));
+    fx.procs.push(consumer);
+    await waitFor(async () => (await deliveries(fx.db)).length === 60, {
       what: '60 deliveries',
       timeoutMs: 60_000,
     });
-    const dead = await readTopic(kafka, deadLetter, 1);
+    const dead = await readTopic(kafka, fx.deadLetter, 1);
     expect(dead.map((m) => [m.key, m.headers.dlq_reason])).toEqual([
       ['one-partition', 'handler_error'],
     ]);
     expect(dead[0]!.headers.dlq_error).toMatch(/no_blocked_orders/);
-    expect(await reservations(db, BLOCKED)).toEqual([]);
-    const rows = await deliveries(db);
+    expect(await reservations(fx.db, BLOCKED)).toEqual([]);
+    const rows = await deliveries(fx.db);
     expect(rows.every((r) => r.outcome === 'processed')).toBe(true);
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(60);
-    const { rows: stockRows } = await db.pool.query<{ reserved: number }>(
+    const { rows: stockRows } = await fx.db.pool.query<{ reserved: number }>(
       'SELECT sum(reserved)::int AS reserved FROM inventory',
     );
     expect(stockRows[0]!.reserved).toBe(60);

@@ -1,15 +1,8 @@
-import type { Producer } from 'kafkajs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ServiceProcess,
-  startService,
-  type TestDb,
-  testKafka,
-  waitFor,
-} from '@outbox/testkit';
+import { describe, expect, it } from 'vitest';
+import { startService, testKafka, waitFor } from '@outbox/testkit';
 import { consumerEnv, deliveries, orderCreated, produce } from './support/events.ts';
 import { reportOnFailure } from './support/diagnostics.ts';
-import { closeFixture, openFixture } from './support/fixture.ts';
+import { useConsumerFixture } from './support/fixture.ts';
 
 /**
  * The core of the issue's stall, made deterministic: a delivery that takes longer than
@@ -20,36 +13,27 @@ import { closeFixture, openFixture } from './support/fixture.ts';
  */
 describe('inventory-consumer: expelled from its group during a delivery', () => {
   const kafka = testKafka();
-  let db: TestDb;
-  let prefix: string;
-  let topic: string;
-  let producer: Producer;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    ({ db, prefix, topic, producer } = await openFixture(kafka));
-  });
-  afterEach(() => closeFixture(procs, { db, producer }));
+  const fx = useConsumerFixture(kafka);
 
   it('rejoins and goes on consuming; /healthz is not ok while it cannot', async () => {
     const consumer = await startService(
-      consumerEnv(db, prefix, { NODE_ENV: 'production', CONSUMER_STALL_MS: '5000' }),
+      consumerEnv(fx.db, fx.prefix, { NODE_ENV: 'production', CONSUMER_STALL_MS: '5000' }),
     );
-    procs.push(consumer);
+    fx.procs.push(consumer);
     reportOnFailure(consumer);
     const admin = kafka.admin();
     await admin.connect();
-    const blocker = await db.pool.connect();
+    const blocker = await fx.db.pool.connect();
     let locked = false;
     try {
       await blocker.query('BEGIN');
       locked = true;
       await blocker.query("SELECT * FROM inventory WHERE sku = 'sku-1' FOR UPDATE");
-      await produce(producer, topic, [orderCreated({ sku: 'sku-1' })]);
+      await produce(fx.producer, fx.topic, [orderCreated({ sku: 'sku-1' })]);
       await waitFor(
         async () =>
           (
-            await db.pool.query(
+            await fx.db.pool.query(
               `SELECT 1 FROM pg_stat_activity
                WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE inventory SET reserved%'`,
             )
@@ -57,7 +41,7 @@ describe('inventory-consumer: expelled from its group during a delivery', () => 
         { what: 'the consumer blocked on the row lock' },
       );
       // No heartbeat while eachMessage waits: the coordinator expels the member.
-      const groupId = `${prefix}inventory`;
+      const groupId = `${fx.prefix}inventory`;
       await waitFor(
         async () => (await admin.describeGroups([groupId])).groups[0]?.members.length === 0,
         { what: 'the member expelled from the group', timeoutMs: 60_000, intervalMs: 500 },
@@ -70,9 +54,9 @@ describe('inventory-consumer: expelled from its group during a delivery', () => 
       await blocker.query('ROLLBACK');
       locked = false;
 
-      await produce(producer, topic, [orderCreated({ sku: 'sku-2' })]);
+      await produce(fx.producer, fx.topic, [orderCreated({ sku: 'sku-2' })]);
       const processed = async () =>
-        (await deliveries(db)).filter((d) => d.outcome === 'processed').map((d) => d.event_id);
+        (await deliveries(fx.db)).filter((d) => d.outcome === 'processed').map((d) => d.event_id);
       await waitFor(async () => (await processed()).length >= 2, {
         what: 'both events applied (the held one, and one produced after)',
         timeoutMs: 90_000,

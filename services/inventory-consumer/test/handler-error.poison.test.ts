@@ -1,13 +1,5 @@
-import type { Producer } from 'kafkajs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  readTopic,
-  type ServiceProcess,
-  startService,
-  type TestDb,
-  testKafka,
-  waitFor,
-} from '@outbox/testkit';
+import { describe, expect, it } from 'vitest';
+import { readTopic, startService, testKafka, waitFor } from '@outbox/testkit';
 import {
   consumerEnv,
   deliveries,
@@ -16,7 +8,7 @@ import {
   reservations,
   stock,
 } from './support/events.ts';
-import { closeFixture, openFixture } from './support/fixture.ts';
+import { useConsumerFixture } from './support/fixture.ts';
 
 /**
  * A well-formed event whose handler throws: here a business rule the schema enforces
@@ -26,49 +18,40 @@ import { closeFixture, openFixture } from './support/fixture.ts';
  */
 describe('inventory-consumer: a handler that throws', () => {
   const kafka = testKafka();
-  let db: TestDb;
-  let prefix: string;
-  let topic: string;
-  let deadLetter: string;
-  let producer: Producer;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    ({ db, prefix, topic, deadLetter, producer } = await openFixture(kafka));
-    await db.pool.query(
+  const fx = useConsumerFixture(kafka, async (opened) => {
+    await opened.db.pool.query(
       'ALTER TABLE reservations ADD CONSTRAINT reservations_at_most_10 CHECK (quantity <= 10)',
     );
   });
-  afterEach(() => closeFixture(procs, { db, producer }));
 
   it('is dead-lettered with its error, rolled back whole, and the next message is applied', async () => {
-    const consumer = await startService(consumerEnv(db, prefix));
-    procs.push(consumer);
-    const before = await stock(db, 'sku-1');
+    const consumer = await startService(consumerEnv(fx.db, fx.prefix));
+    fx.procs.push(consumer);
+    const before = await stock(fx.db, 'sku-1');
     const refused = orderCreated({ quantity: 20 });
     const accepted = orderCreated({ quantity: 2 });
     // Same key: one partition, so "the next message" is really behind the bad one.
     await produce(
-      producer,
-      topic,
+      fx.producer,
+      fx.topic,
       [refused, accepted].map((m) => ({ ...m, key: 'same-key' })),
     );
 
-    await waitFor(async () => (await deliveries(db)).length === 1, { what: 'the next message' });
+    await waitFor(async () => (await deliveries(fx.db)).length === 1, { what: 'the next message' });
     const refusedId = JSON.parse(String(refused.value)) as { orderId: string };
     const acceptedId = JSON.parse(String(accepted.value)) as { orderId: string };
-    expect(await reservations(db, acceptedId.orderId)).toHaveLength(1);
-    expect(await stock(db, 'sku-1')).toEqual({
+    expect(await reservations(fx.db, acceptedId.orderId)).toHaveLength(1);
+    expect(await stock(fx.db, 'sku-1')).toEqual({
       available: before.available - 2,
       reserved: before.reserved + 2,
     });
 
     // Nothing of the refused event stayed: stock moved back, no reservation, no inbox marker.
-    expect(await reservations(db, refusedId.orderId)).toEqual([]);
-    const inbox = await db.pool.query('SELECT event_id FROM inbox');
+    expect(await reservations(fx.db, refusedId.orderId)).toEqual([]);
+    const inbox = await fx.db.pool.query('SELECT event_id FROM inbox');
     expect(inbox.rows).toEqual([{ event_id: String(accepted.headers!.event_id) }]);
 
-    const parked = await readTopic(kafka, deadLetter, { until: (r) => r.length >= 1 });
+    const parked = await readTopic(kafka, fx.deadLetter, { until: (r) => r.length >= 1 });
     expect(parked).toHaveLength(1);
     expect(parked[0]).toMatchObject({
       key: 'same-key',
@@ -76,12 +59,12 @@ describe('inventory-consumer: a handler that throws', () => {
       headers: {
         event_id: String(refused.headers!.event_id),
         dlq_reason: 'handler_error',
-        dlq_source_topic: topic,
+        dlq_source_topic: fx.topic,
         dlq_source_offset: '0',
       },
     });
     expect(parked[0]!.headers.dlq_error).toMatch(/reservations_at_most_10/);
-    const { rows } = await db.pool.query<{ reason: string }>(
+    const { rows } = await fx.db.pool.query<{ reason: string }>(
       'SELECT reason FROM consumer_dead_letters',
     );
     expect(rows).toHaveLength(1);

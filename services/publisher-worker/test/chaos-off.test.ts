@@ -1,18 +1,14 @@
 import { FailurePoint } from '@outbox/lab';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { eventIds, readTopic, startService, testKafka, waitFor } from '@outbox/testkit';
 import {
-  createTestDb,
-  createTopicPrefix,
-  eventIds,
-  readTopic,
-  type ServiceProcess,
-  startService,
-  stopAll,
-  type TestDb,
-  testKafka,
-  waitFor,
-} from '@outbox/testkit';
-import { append, failurePointsOf, orderEvents, pending, workerEnv } from './support/outbox.ts';
+  append,
+  failurePointsOf,
+  orderEvents,
+  pending,
+  workerEnv,
+  useWorkerFixture,
+} from './support/outbox.ts';
 
 /**
  * Chaos only when asked (issue 11): the failure points are the lab's, not the pattern's.
@@ -22,24 +18,12 @@ import { append, failurePointsOf, orderEvents, pending, workerEnv } from './supp
  */
 describe('publisher-worker with chaos off and on', () => {
   const kafka = testKafka();
-  let db: TestDb;
-  let prefix: string;
-  let topic: string;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka, { partitions: 6 }));
-  });
-  afterEach(async () => {
-    await stopAll(procs);
-    await db.close();
-  });
+  const fx = useWorkerFixture(kafka);
 
   /** Sessions LISTENing for this schema's failure-point changes. */
   const failurePointListeners = async () =>
     (
-      await db.pool.query<{ n: number }>(
+      await fx.db.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
          WHERE query ILIKE 'LISTEN "failure_points.' || current_schema() || '"%'`,
       )
@@ -50,7 +34,7 @@ describe('publisher-worker with chaos off and on', () => {
    * exclusively meanwhile, so a follower's 1 s poll shows up as a lock wait.
    */
   async function failurePointPollers(ms: number): Promise<number> {
-    const client = await db.pool.connect();
+    const client = await fx.db.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('LOCK TABLE failure_points IN ACCESS EXCLUSIVE MODE');
@@ -68,19 +52,19 @@ describe('publisher-worker with chaos off and on', () => {
   }
 
   it('off (the default): no failure-point session or poll, and an armed kill does nothing', async () => {
-    const ids = await append(db, orderEvents(5));
-    await failurePointsOf(db).arm(FailurePoint.workerKillMidPublish, { mode: 'on' });
-    const env = workerEnv(db, prefix, { REPLICA_ID: 'w1' });
+    const ids = await append(fx.db, orderEvents(5));
+    await failurePointsOf(fx.db).arm(FailurePoint.workerKillMidPublish, { mode: 'on' });
+    const env = workerEnv(fx.db, fx.prefix, { REPLICA_ID: 'w1' });
     delete env.CHAOS_ENABLED;
     const worker = await startService(env);
-    procs.push(worker);
-    await waitFor(async () => (await pending(db)) === 0, { what: 'the rows relayed' });
-    const received = await readTopic(kafka, topic, { until: (r) => r.length >= ids.length });
+    fx.procs.push(worker);
+    await waitFor(async () => (await pending(fx.db)) === 0, { what: 'the rows relayed' });
+    const received = await readTopic(kafka, fx.topic, { until: (r) => r.length >= ids.length });
     expect(eventIds(received)).toEqual(new Set(ids));
     expect(worker.child.exitCode).toBeNull(); // the armed kill never fired
     expect(await failurePointListeners()).toBe(0);
     expect(await failurePointPollers(2_500)).toBe(0);
-    const { rows } = await db.pool.query<{ fired: number }>(
+    const { rows } = await fx.db.pool.query<{ fired: number }>(
       'SELECT fired FROM failure_points WHERE name = $1',
       [FailurePoint.workerKillMidPublish],
     );
@@ -88,14 +72,14 @@ describe('publisher-worker with chaos off and on', () => {
   });
 
   it('on (CHAOS_ENABLED=true): a LISTEN session, the poll, and the armed kill fires', async () => {
-    const worker = await startService(workerEnv(db, prefix, { REPLICA_ID: 'w1' }));
-    procs.push(worker);
+    const worker = await startService(workerEnv(fx.db, fx.prefix, { REPLICA_ID: 'w1' }));
+    fx.procs.push(worker);
     await waitFor(async () => (await failurePointListeners()) === 1, {
       what: "the worker's failure-point LISTEN session",
     });
     expect(await failurePointPollers(2_500)).toBeGreaterThanOrEqual(1);
-    await failurePointsOf(db).arm(FailurePoint.workerKillMidPublish, { mode: 'once' });
-    await append(db, orderEvents(5));
+    await failurePointsOf(fx.db).arm(FailurePoint.workerKillMidPublish, { mode: 'once' });
+    await append(fx.db, orderEvents(5));
     expect(await worker.exited).toEqual({ code: null, signal: 'SIGKILL' });
   });
 });

@@ -1,38 +1,29 @@
 import { FailurePoint } from '@outbox/lab';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTestDb,
-  createTopicPrefix,
   eventIds,
   readTopic,
   type ServiceProcess,
   startService,
-  stopAll,
-  type TestDb,
   testKafka,
   waitFor,
 } from '@outbox/testkit';
 import { fifoViolations } from './support/fifo.ts';
-import { append, failurePointsOf, orderEvents, pending, workerEnv } from './support/outbox.ts';
+import {
+  append,
+  failurePointsOf,
+  orderEvents,
+  pending,
+  workerEnv,
+  useWorkerFixture,
+} from './support/outbox.ts';
 
 const AGGREGATES = 40;
 const EVENTS_EACH = 10;
 
 describe('two publisher-worker replicas: FIFO per aggregate', () => {
   const kafka = testKafka();
-  let db: TestDb;
-  let prefix: string;
-  let topic: string;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix, topic } = await createTopicPrefix(kafka, { partitions: 6 }));
-  });
-  afterEach(async () => {
-    await stopAll(procs);
-    await db.close();
-  });
+  const fx = useWorkerFixture(kafka);
 
   /** Two replicas with small batches racing over a backlog appended while they run. */
   async function race(): Promise<{ ids: string[]; violations: number }> {
@@ -43,12 +34,12 @@ describe('two publisher-worker replicas: FIFO per aggregate', () => {
     for (let round = 0; round < EVENTS_EACH; round += 1)
       ids.push(
         ...(await append(
-          db,
+          fx.db,
           lives.map((life) => life[round]!),
         )),
       );
-    await waitFor(async () => (await pending(db)) === 0, { what: 'drained', timeoutMs: 60_000 });
-    const received = await readTopic(kafka, topic, {
+    await waitFor(async () => (await pending(fx.db)) === 0, { what: 'drained', timeoutMs: 60_000 });
+    const received = await readTopic(kafka, fx.topic, {
       until: (r) => eventIds(r).size >= ids.length,
     });
     expect(eventIds(received)).toEqual(new Set(ids));
@@ -58,10 +49,10 @@ describe('two publisher-worker replicas: FIFO per aggregate', () => {
   async function startReplicas(extra: Record<string, string> = {}): Promise<ServiceProcess[]> {
     const replicas = await Promise.all(
       ['w1', 'w2'].map((id) =>
-        startService(workerEnv(db, prefix, { REPLICA_ID: id, BATCH_SIZE: '3', ...extra })),
+        startService(workerEnv(fx.db, fx.prefix, { REPLICA_ID: id, BATCH_SIZE: '3', ...extra })),
       ),
     );
-    procs.push(...replicas);
+    fx.procs.push(...replicas);
     return replicas;
   }
 
@@ -70,7 +61,7 @@ describe('two publisher-worker replicas: FIFO per aggregate', () => {
     // Wait until both replicas see each other and split the 64 shards.
     await waitFor(
       async () => {
-        const { rows } = await db.pool.query<{ n: number }>(
+        const { rows } = await fx.db.pool.query<{ n: number }>(
           'SELECT count(*)::int AS n FROM outbox_relay_members WHERE sharded AND cardinality(shards) = 32',
         );
         return rows[0]?.n === 2;
@@ -83,7 +74,7 @@ describe('two publisher-worker replicas: FIFO per aggregate', () => {
 
   it('worker.unsharded switches both replicas without a restart; order is no longer guaranteed', async () => {
     const replicas = await startReplicas();
-    await failurePointsOf(db).arm(FailurePoint.workersUnsharded, { mode: 'on' });
+    await failurePointsOf(fx.db).arm(FailurePoint.workersUnsharded, { mode: 'on' });
     for (const r of replicas) {
       await waitFor(
         async () =>
@@ -99,7 +90,7 @@ describe('two publisher-worker replicas: FIFO per aggregate', () => {
     console.info(`unsharded replicas: ${violations} FIFO violation(s) observed on the topic`);
 
     // And back: the switch flips again without a restart.
-    await failurePointsOf(db).arm(FailurePoint.workersUnsharded, { mode: 'off' });
+    await failurePointsOf(fx.db).arm(FailurePoint.workersUnsharded, { mode: 'off' });
     for (const r of replicas) {
       await waitFor(
         async () =>

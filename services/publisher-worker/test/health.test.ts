@@ -1,15 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createTestDb,
-  createTopicPrefix,
-  type ServiceProcess,
-  startService,
-  stopAll,
-  type TestDb,
-  testKafka,
-  waitFor,
-} from '@outbox/testkit';
-import { append, orderEvents, pending, workerEnv } from './support/outbox.ts';
+import { describe, expect, it } from 'vitest';
+import { startService, testKafka, waitFor } from '@outbox/testkit';
+import { append, orderEvents, pending, workerEnv, useWorkerFixture } from './support/outbox.ts';
 
 /**
  * /healthz tells the truth about the relay loop (issue 10): a loop that has not
@@ -18,24 +9,17 @@ import { append, orderEvents, pending, workerEnv } from './support/outbox.ts';
  */
 describe('publisher-worker /healthz', () => {
   const kafka = testKafka();
-  let db: TestDb;
-  let prefix: string;
-  const procs: ServiceProcess[] = [];
-
-  beforeEach(async () => {
-    db = await createTestDb();
-    ({ prefix } = await createTopicPrefix(kafka, { partitions: 6 }));
-  });
-  afterEach(async () => {
-    await stopAll(procs);
-    await db.close();
-  });
+  const fx = useWorkerFixture(kafka);
 
   it('is not ok while the relay loop completes no tick, and ok again once it does', async () => {
     const worker = await startService(
-      workerEnv(db, prefix, { REPLICA_ID: 'w1', POLL_INTERVAL_MS: '500', RELAY_STALL_MS: '3000' }),
+      workerEnv(fx.db, fx.prefix, {
+        REPLICA_ID: 'w1',
+        POLL_INTERVAL_MS: '500',
+        RELAY_STALL_MS: '3000',
+      }),
     );
-    procs.push(worker);
+    fx.procs.push(worker);
     const health = async () => {
       const res = await fetch(`${worker.url}/healthz`);
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -45,7 +29,7 @@ describe('publisher-worker /healthz', () => {
       .soft((await health()).body)
       .toMatchObject({ ok: true, lastTickAgoMs: expect.any(Number) });
 
-    const blocker = await db.pool.connect();
+    const blocker = await fx.db.pool.connect();
     let locked = false;
     try {
       await blocker.query('BEGIN');
@@ -74,7 +58,7 @@ describe('publisher-worker /healthz', () => {
       timeoutMs: 30_000,
     });
     // And the relay really works again.
-    await append(db, orderEvents(3));
-    await waitFor(async () => (await pending(db)) === 0, { what: 'the new rows relayed' });
+    await append(fx.db, orderEvents(3));
+    await waitFor(async () => (await pending(fx.db)) === 0, { what: 'the new rows relayed' });
   });
 });

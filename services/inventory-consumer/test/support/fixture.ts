@@ -6,6 +6,7 @@ import {
   type TestDb,
 } from '@outbox/testkit';
 import type { Kafka, Producer } from 'kafkajs';
+import { afterEach, beforeEach } from 'vitest';
 import { testProducer } from './events.ts';
 
 /** What every consumer test starts from. */
@@ -17,20 +18,31 @@ export interface ConsumerFixture {
   topic: string;
   deadLetter: string;
   producer: Producer;
+  /** Consumers the test started: stopped after it, before the schema and the producer go. */
+  procs: ServiceProcess[];
 }
 
-export async function openFixture(kafka: Kafka): Promise<ConsumerFixture> {
-  const db = await createTestDb({ stock: 100 });
-  const topics = await createTopicPrefix(kafka, { deadLetter: true });
-  return { db, ...topics, producer: await testProducer(kafka) };
-}
-
-/** Stops the test's consumers first (they hold connections to both), then the rest. */
-export async function closeFixture(
-  procs: ServiceProcess[],
-  { db, producer }: Pick<ConsumerFixture, 'db' | 'producer'>,
-): Promise<void> {
-  await stopAll(procs);
-  await producer.disconnect();
-  await db.close();
+/**
+ * Registers the describe block's beforeEach/afterEach and returns the fixture they fill:
+ * read its fields inside a test, never at describe time (they are set before each test).
+ * `prepare` runs after the fixture is open, before each test (e.g. to alter the schema).
+ */
+export function useConsumerFixture(
+  kafka: Kafka,
+  prepare?: (fixture: ConsumerFixture) => Promise<unknown>,
+): ConsumerFixture {
+  const fixture: Partial<ConsumerFixture> & Pick<ConsumerFixture, 'procs'> = { procs: [] };
+  beforeEach(async () => {
+    fixture.db = await createTestDb({ stock: 100 });
+    Object.assign(fixture, await createTopicPrefix(kafka, { deadLetter: true }));
+    fixture.producer = await testProducer(kafka);
+    await prepare?.(fixture as ConsumerFixture);
+  });
+  afterEach(async () => {
+    // The consumers first: they hold connections to both.
+    await stopAll(fixture.procs.splice(0));
+    await fixture.producer?.disconnect();
+    await fixture.db?.close();
+  });
+  return fixture as ConsumerFixture;
 }

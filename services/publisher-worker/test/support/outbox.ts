@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { OutboxWriter, withTransaction, type OutboxEvent } from '@outbox/core';
 import { FailurePoints, validateEvent } from '@outbox/lab';
-import { inject } from 'vitest';
-import type { TestDb } from '@outbox/testkit';
+import type { Kafka } from 'kafkajs';
+import { afterEach, beforeEach, inject } from 'vitest';
+import {
+  createTestDb,
+  createTopicPrefix,
+  type ServiceProcess,
+  stopAll,
+  type TestDb,
+} from '@outbox/testkit';
 
 const writer = new OutboxWriter({ validate: validateEvent });
 
@@ -60,4 +67,33 @@ export function workerEnv(
     CHAOS_ENABLED: 'true',
     ...extra,
   };
+}
+
+/** What a worker test starts from: its own schema, a fresh 6-partition topic prefix. */
+export interface WorkerFixture {
+  db: TestDb;
+  prefix: string;
+  /** The prefix's orders topic. */
+  topic: string;
+  /** Workers the test started: stopped after it, before its schema is dropped. */
+  procs: ServiceProcess[];
+}
+
+/**
+ * Registers the describe block's beforeEach/afterEach and returns the fixture they fill:
+ * read its fields inside a test, never at describe time (they are set before each test).
+ */
+export function useWorkerFixture(kafka: Kafka): WorkerFixture {
+  const fixture: Partial<WorkerFixture> & Pick<WorkerFixture, 'procs'> = { procs: [] };
+  beforeEach(async () => {
+    fixture.db = await createTestDb();
+    ({ prefix: fixture.prefix, topic: fixture.topic } = await createTopicPrefix(kafka, {
+      partitions: 6,
+    }));
+  });
+  afterEach(async () => {
+    await stopAll(fixture.procs.splice(0));
+    await fixture.db?.close();
+  });
+  return fixture as WorkerFixture;
 }
