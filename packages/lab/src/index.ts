@@ -62,4 +62,5 @@ export {
   type ClientInputIssue,
   type ClientJsonOptions,
 } from './shell/client-json.ts';
+export { jsonBody, type JsonBodyOptions } from './shell/json-body.ts';
 export { clientErrorOf, type ClientErrorAnswer } from './shell/http-client-errors.ts';

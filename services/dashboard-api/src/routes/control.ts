@@ -1,4 +1,5 @@
 import { requeueQuery } from '@outbox/core';
+import { jsonBody } from '@outbox/lab';
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
 import {
@@ -12,7 +13,6 @@ import {
 import type { ChaosPanel } from '../chaos/failure-points.ts';
 import { bigintId } from '../http/client-input.ts';
 import { HttpError, parseOr400 } from '../http/errors.ts';
-import { jsonBody } from '../http/json-body.ts';
 import type { DashboardMetrics } from '../metrics.ts';
 import { outboxColumns, toOutboxView, type OutboxDbRow } from '../ops/outbox-browser.ts';
 import { resetDemoData } from '../ops/reset.ts';
@@ -36,7 +36,18 @@ export interface ControlDeps {
 export function controlRouter(deps: ControlDeps): Router {
   const router = Router();
   const control = requireControl(deps.token);
-  const body = jsonBody('16kb');
+  const body = jsonBody({
+    limit: '16kb',
+    httpError: (status, message, issues) =>
+      new HttpError(
+        status,
+        message,
+        issues?.map(({ path, message }) => ({ path, message })),
+      ),
+    // One word for every refused body here, as zod's refusals say it (badRequest).
+    invalidContent: 'invalid body',
+    emptyBody: () => ({}),
+  });
   const counted =
     (action: string): RequestHandler =>
     (_req, res, next) => {

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { clientText } from '@outbox/lab';
+import { clientText, jsonBody } from '@outbox/lab';
 import { Router, type Request, type Response } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { orderModes, type OrderMode } from '../config.ts';
 import { HttpError, zodDetails } from '../http/errors.ts';
 import { readIdempotencyKey, type HttpResult } from '../http/idempotency.ts';
-import { jsonBody } from '../http/json-body.ts';
 import type { CreateOrderHandler } from '../orders/create-order.ts';
 import { resolveMode } from '../orders/mode.ts';
 import { readOrder } from '../orders/read-order.ts';
@@ -74,7 +73,10 @@ export interface OrdersRouterDeps {
 /** POST /orders, POST /orders/:id/pay|cancel, GET /orders/:id. Validation happens here. */
 export function ordersRouter(deps: OrdersRouterDeps): Router {
   const router = Router();
-  const json = jsonBody(deps.bodyLimit);
+  const json = jsonBody({
+    limit: deps.bodyLimit,
+    httpError: (status, message, issues) => new HttpError(status, message, issues),
+  });
 
   router.post('/orders', ...json, async (req, res) => {
     const body = parse(createOrderBody, req.body, 'request body');
