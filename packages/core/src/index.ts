@@ -49,6 +49,7 @@ export {
   type InboxOutcome,
 } from './inbox/inbox.ts';
 export { OutboxMetrics } from './metrics/metrics.ts';
+export { slotLag, readSlotLag, type SlotLag } from './cdc/slot-lag.ts';
 export { backoffMs, BACKOFF_JITTER } from './relay/backoff.ts';
 export {
   resolveRelayTimings,

@@ -5,7 +5,7 @@ import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Relative, not @outbox/core: core depends on the dev-stack, a dependency back would be a cycle.
-import { migrate } from '../../core/src/index.ts';
+import { migrate, readSlotLag } from '../../core/src/index.ts';
 import {
   connectState,
   startConnect,
@@ -14,6 +14,7 @@ import {
   type StackEndpoints,
 } from '../src/index.ts';
 import { findRepoRoot } from '../src/paths.ts';
+import { waitFor } from '../src/wait.ts';
 
 // The repo's data dir: the jar caches are shared with every other run.
 const opts = {
@@ -140,6 +141,41 @@ describe('Debezium outbox connector on Kafka Connect', () => {
       expect(firsts.length, `${key}: ${seqs.join(',')}`).toBeLessThanOrEqual(2);
     }
     expect(new Set(messages.map((m) => m.partition)).size).toBeGreaterThan(1);
+  });
+
+  it('the slot tells what Connect has not confirmed: lag and retained WAL grow while it is down, and fall once it is back', async () => {
+    const before = (await connectState(opts))!;
+    process.kill(-before.pid, 'SIGKILL');
+    await waitFor(async () => (await readSlotLag(pool, before.slot))?.active === false, {
+      what: "the killed Connect's walsender to end",
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    const idle = (await readSlotLag(pool, before.slot))!;
+    const events: [string, number][] = [];
+    for (let n = 1; n <= 200; n += 1) events.push([`lag-${n % 10}`, n]);
+    await append(events);
+    const down = (await readSlotLag(pool, before.slot))!;
+    // Nobody reads the slot: what was appended is all unconfirmed, and kept.
+    expect(down.active).toBe(false);
+    expect(down.lagSeconds).toBeNull();
+    expect(down.lagBytes).toBeGreaterThan(idle.lagBytes);
+    expect(down.retainedBytes).toBeGreaterThanOrEqual(down.lagBytes);
+    expect(down.walStatus).toBe('reserved');
+
+    await startConnect({ ...opts, schema, topic });
+    await read(
+      (seen) => seen.filter((m) => String(m.key).startsWith('lag-')).length >= events.length,
+    );
+    // Connect flushes its offsets every second, and confirms the slot with them.
+    await waitFor(
+      async () => {
+        const now = (await readSlotLag(pool, before.slot))!;
+        return now.active && now.lagBytes < down.lagBytes - (down.lagBytes - idle.lagBytes) / 2;
+      },
+      { what: 'the slot to confirm what Connect re-read', timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(await readSlotLag(pool, 'no_such_slot')).toBeUndefined();
   });
 
   it('stop drops the replication slot, the publication and the offsets', async () => {
