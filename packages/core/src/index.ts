@@ -50,6 +50,7 @@ export {
 } from './inbox/inbox.ts';
 export { OutboxMetrics } from './metrics/metrics.ts';
 export { slotLag, readSlotLag, type SlotLag } from './cdc/slot-lag.ts';
+export { CdcConfirmer, type CdcConfirmerOptions, type ConfirmResult } from './cdc/confirmer.ts';
 export { backoffMs, BACKOFF_JITTER } from './relay/backoff.ts';
 export {
   resolveRelayTimings,

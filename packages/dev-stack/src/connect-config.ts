@@ -15,6 +15,12 @@ export interface ConnectorSpec {
   pollIntervalMs: number;
 }
 
+/**
+ * The table the connector's heartbeats write to (beside the outbox, in the same
+ * publication): without it the slot cannot be confirmed past the last outbox commit.
+ */
+export const HEARTBEAT_TABLE = 'outbox_cdc_heartbeat';
+
 /** The slot and the publication of a connector (PostgreSQL names: no dashes). */
 export function slotName(spec: Pick<ConnectorSpec, 'name'>): string {
   return spec.name.replace(/-/g, '_');
@@ -57,6 +63,7 @@ export function workerProperties(o: {
  */
 export function connectorProperties(spec: ConnectorSpec): string {
   const slot = slotName(spec);
+  const beats = `${spec.schema}.${HEARTBEAT_TABLE}`;
   return lines({
     name: spec.name,
     'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
@@ -73,7 +80,7 @@ export function connectorProperties(spec: ConnectorSpec): string {
     // cleanup's DELETEs never reach the connector.
     'publication.name': slot,
     'publication.autocreate.mode': 'disabled',
-    'table.include.list': `${spec.schema}.outbox`,
+    'table.include.list': `${spec.schema}.outbox,${beats}`,
     // Only what is appended after the slot exists: the rows before it are the polling
     // relay's (a snapshot would publish the whole outbox again).
     'snapshot.mode': 'no_data',
@@ -81,14 +88,25 @@ export function connectorProperties(spec: ConnectorSpec): string {
     // Measured here: commit → consumer p50 538 ms at the 500 ms default, 62 ms at 50.
     'poll.interval.ms': String(spec.pollIntervalMs),
     'extended.headers.enabled': 'false',
-    // Debezium confirms the slot only up to what it has processed: without heartbeats the
-    // slot stayed one transaction behind whenever the outbox fell idle (measured here:
-    // confirmed_flush_lsn short of the last append's commit for as long as we watched,
-    // 6 s; with a 1 s heartbeat past it within 3 s, for a fresh connector; after a
-    // restart from saved offsets it still stops at the last captured commit, see
-    // wip/README.md). The heartbeats go to their own topic, __debezium-heartbeat.<name>.
+    // Debezium confirms the slot only up to the last commit it captured: without
+    // heartbeats the slot stayed one transaction behind whenever the outbox fell idle
+    // (measured here: confirmed_flush_lsn short of the last append's commit for as long
+    // as we watched). Heartbeats alone carried a fresh connector past it within 3 s, but
+    // after a restart from saved offsets every heartbeat offset kept the last captured
+    // commit (60 s watched). So each heartbeat also writes a row of its own table,
+    // captured like the outbox: a commit to confirm even when the outbox is idle. The
+    // table is in the publication (publish = 'insert'), hence DELETE then INSERT, not
+    // an upsert; its records are filtered out before the router (offsets still commit).
     'heartbeat.interval.ms': '1000',
-    transforms: 'outbox,headers,dropid',
+    'heartbeat.action.query': `WITH gone AS (DELETE FROM ${beats}) INSERT INTO ${beats} (beat_at) VALUES (now())`,
+    predicates: 'heartbeatTable',
+    'predicates.heartbeatTable.type':
+      'org.apache.kafka.connect.transforms.predicates.TopicNameMatches',
+    // [.] rather than \. : a properties file reads a backslash as an escape.
+    'predicates.heartbeatTable.pattern': `${spec.name}[.]${spec.schema}[.]${HEARTBEAT_TABLE}`,
+    'transforms.beats.type': 'org.apache.kafka.connect.transforms.Filter',
+    'transforms.beats.predicate': 'heartbeatTable',
+    transforms: 'beats,outbox,headers,dropid',
     'transforms.outbox.type': 'io.debezium.transforms.outbox.EventRouter',
     'transforms.outbox.table.field.event.id': 'id',
     'transforms.outbox.table.field.event.key': 'aggregate_id',

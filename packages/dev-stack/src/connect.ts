@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import {
   connectorProperties,
+  HEARTBEAT_TABLE,
   LOG4J2_PROPERTIES,
   slotName,
   workerProperties,
@@ -226,14 +227,29 @@ async function assertLogicalDecoding(url: string): Promise<void> {
     );
 }
 
+/**
+ * The publication (inserts only) of the outbox and the heartbeat table, and that table.
+ * Debezium's heartbeat query writes it under the connector's login, which owns it here.
+ */
 async function createPublication(url: string, spec: ConnectorSpec): Promise<void> {
-  const name = slotName(spec);
+  const name = pg.escapeIdentifier(slotName(spec));
+  const outbox = `${pg.escapeIdentifier(spec.schema)}.outbox`;
+  const beats = `${pg.escapeIdentifier(spec.schema)}.${HEARTBEAT_TABLE}`;
   await withClient(url, async (c) => {
-    const found = await c.query('SELECT 1 FROM pg_publication WHERE pubname = $1', [name]);
-    if (found.rowCount === 0)
+    await c.query(`CREATE TABLE IF NOT EXISTS ${beats} (beat_at timestamptz NOT NULL)`);
+    const found = await c.query<{ tables: string[] }>(
+      `SELECT ARRAY(SELECT tablename::text FROM pg_publication_tables t WHERE t.pubname = p.pubname) AS tables
+         FROM pg_publication p WHERE p.pubname = $1`,
+      [slotName(spec)],
+    );
+    const tables = found.rows[0]?.tables;
+    if (!tables)
       await c.query(
-        `CREATE PUBLICATION ${pg.escapeIdentifier(name)} FOR TABLE ${pg.escapeIdentifier(spec.schema)}.outbox WITH (publish = 'insert')`,
+        `CREATE PUBLICATION ${name} FOR TABLE ${outbox}, ${beats} WITH (publish = 'insert')`,
       );
+    // A publication from before the heartbeat table (an older dev-stack) gets it added.
+    else if (!tables.includes(HEARTBEAT_TABLE))
+      await c.query(`ALTER PUBLICATION ${name} ADD TABLE ${beats}`);
   });
 }
 

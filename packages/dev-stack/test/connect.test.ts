@@ -5,7 +5,7 @@ import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Relative, not @outbox/core: core depends on the dev-stack, a dependency back would be a cycle.
-import { migrate, readSlotLag } from '../../core/src/index.ts';
+import { CdcConfirmer, migrate, readSlotLag } from '../../core/src/index.ts';
 import {
   connectState,
   startConnect,
@@ -176,6 +176,61 @@ describe('Debezium outbox connector on Kafka Connect', () => {
       { what: 'the slot to confirm what Connect re-read', timeoutMs: 60_000, intervalMs: 250 },
     );
     expect(await readSlotLag(pool, 'no_such_slot')).toBeUndefined();
+  });
+
+  it('the CDC confirmer marks sent what the slot confirmed, never what Connect has not published', async () => {
+    const before = (await connectState(opts))!;
+    const confirmer = new CdcConfirmer({ pool, slot: before.slot, topic });
+    const pendingOf = async (ids: string[]) =>
+      (
+        await pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM outbox WHERE id = ANY($1::bigint[]) AND sent_at IS NULL',
+          [ids],
+        )
+      ).rows[0]!.n;
+    // What earlier tests appended, published and confirmed by now, goes first.
+    await waitFor(async () => (await confirmer.tick()).waiting === 0, {
+      what: 'the earlier rows confirmed',
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+
+    process.kill(-before.pid, 'SIGKILL');
+    await waitFor(async () => (await readSlotLag(pool, before.slot))?.active === false, {
+      what: "the killed Connect's walsender to end",
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    const ids = await append(Array.from({ length: 20 }, (_, n) => [`confirm-${n % 4}`, n]));
+    // Connect is down: nothing of it is on the topic, so nothing may be marked sent.
+    for (let round = 0; round < 5; round += 1) {
+      expect((await confirmer.tick()).marked).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(await pendingOf(ids)).toBe(20);
+
+    await startConnect({ ...opts, schema, topic });
+    await waitFor(async () => (await confirmer.tick(), (await pendingOf(ids)) === 0), {
+      what: 'the 20 rows marked sent once Connect confirmed them',
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    const eventIds = (seen: Received[]) => new Set(seen.map((m) => headersOf(m).event_id));
+    const published = eventIds(await read((seen) => ids.every((id) => eventIds(seen).has(id))));
+    for (const id of ids) expect(published.has(id), id).toBe(true);
+    const { rows } = await pool.query<{ topic: string }>(
+      'SELECT DISTINCT topic FROM outbox WHERE id = ANY($1::bigint[])',
+      [ids],
+    );
+    expect(rows).toEqual([{ topic }]);
+
+    // An idle outbox: the connector's heartbeats carry the slot past the last append.
+    const [last] = await append([['confirm-idle', 1]]);
+    await waitFor(async () => (await confirmer.tick(), (await pendingOf([last!])) === 0), {
+      what: 'the last append before an idle outbox marked sent',
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
   });
 
   it('stop drops the replication slot, the publication and the offsets', async () => {

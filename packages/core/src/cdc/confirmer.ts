@@ -1,4 +1,3 @@
-// wip: packages/core/src/cdc/confirmer.ts (not landed; see wip/README.md)
 import type pg from 'pg';
 import { silentLogger, type Logger } from '../logger.ts';
 import { outboxState } from '../outbox/state.ts';
@@ -21,9 +20,13 @@ import type { Query } from '../relay/sql.ts';
  *    snapshot is taken when it starts, so every row it sees committed before that LSN;
  * 2. once the slot's confirmed_flush_lsn has passed that LSN, those ids (still pending)
  *    are marked sent.
- * Debezium confirms only what it has processed: when the outbox falls idle the slot
- * stays behind the last transaction unless the connector sends heartbeats
- * (`heartbeat.interval.ms`; the dev-stack sets 1 s), and those rows stay pending.
+ * Debezium confirms the slot only up to the last commit it captured: when the outbox
+ * falls idle the slot stays behind the last round, and those rows stay pending, unless
+ * the connector also captures something else that is written all the time. Heartbeats
+ * alone (`heartbeat.interval.ms`) were not enough here after a restart from saved
+ * offsets; a `heartbeat.action.query` writing a table that is in the connector's
+ * publication is (the dev-stack's connector does so once a second; see its
+ * connect-config.ts).
  *
  * Only for rows the connector captures: rows committed before the slot existed
  * (`snapshot.mode = no_data`) are the polling relay's. Start the confirmer once the
@@ -131,60 +134,3 @@ export function markConfirmed(round: Round, topic: string): Query {
     values: [round.ids, topic],
   };
 }
-
-// wip: its test, for packages/dev-stack/test/connect.test.ts (it fails when run after the lag test: see README)
-  it('the CDC confirmer marks sent what the slot confirmed, never what Connect has not published', async () => {
-    const before = (await connectState(opts))!;
-    const confirmer = new CdcConfirmer({ pool, slot: before.slot, topic });
-    const pendingOf = async (ids: string[]) =>
-      (
-        await pool.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM outbox WHERE id = ANY($1::bigint[]) AND sent_at IS NULL',
-          [ids],
-        )
-      ).rows[0]!.n;
-    // What earlier tests appended, published and confirmed by now, goes first.
-    await waitFor(async () => { const r = await confirmer.tick(); const l = await pool.query('SELECT confirmed_flush_lsn::text c, pg_current_wal_insert_lsn()::text i, active FROM pg_replication_slots WHERE slot_name = $1', [before.slot]); console.log('DBG', r, l.rows[0]); return r.waiting === 0; }, {
-      what: 'the earlier rows confirmed',
-      timeoutMs: 60_000,
-      intervalMs: 500,
-    });
-
-    process.kill(-before.pid, 'SIGKILL');
-    await waitFor(async () => (await readSlotLag(pool, before.slot))?.active === false, {
-      what: "the killed Connect's walsender to end",
-      timeoutMs: 30_000,
-      intervalMs: 200,
-    });
-    const ids = await append(Array.from({ length: 20 }, (_, n) => [`confirm-${n % 4}`, n]));
-    // Connect is down: nothing of it is on the topic, so nothing may be marked sent.
-    for (let round = 0; round < 5; round += 1) {
-      expect((await confirmer.tick()).marked).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    expect(await pendingOf(ids)).toBe(20);
-
-    await startConnect({ ...opts, schema, topic });
-    await waitFor(async () => (await confirmer.tick(), (await pendingOf(ids)) === 0), {
-      what: 'the 20 rows marked sent once Connect confirmed them',
-      timeoutMs: 60_000,
-      intervalMs: 500,
-    });
-    const eventIds = (seen: Received[]) => new Set(seen.map((m) => headersOf(m).event_id));
-    const published = eventIds(await read((seen) => ids.every((id) => eventIds(seen).has(id))));
-    for (const id of ids) expect(published.has(id), id).toBe(true);
-    const { rows } = await pool.query<{ topic: string }>(
-      'SELECT DISTINCT topic FROM outbox WHERE id = ANY($1::bigint[])',
-      [ids],
-    );
-    expect(rows).toEqual([{ topic }]);
-
-    // An idle outbox: the connector's heartbeats carry the slot past the last append.
-    const [last] = await append([['confirm-idle', 1]]);
-    await waitFor(async () => (await confirmer.tick(), (await pendingOf([last!])) === 0), {
-      what: 'the last append before an idle outbox marked sent',
-      timeoutMs: 30_000,
-      intervalMs: 500,
-    });
-  });
-
