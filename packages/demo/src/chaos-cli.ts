@@ -5,12 +5,15 @@ import {
   demoTopics,
   FAILURE_POINT_NAMES,
   FailurePoints,
+  readRelayMode,
+  relayKindSchema,
+  requestRelay,
   type FailureMode,
   type FailurePointName,
 } from '@outbox/lab';
 import { commandLine, startStack } from '@outbox/dev-stack';
 
-const USAGE = `usage: npm run chaos -- list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison
+const USAGE = `usage: npm run chaos -- list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison | relay [polling|cdc]
 
 The failure points and the auditor from the shell; running services pick changes up
 through LISTEN/NOTIFY, no restart.
@@ -20,12 +23,14 @@ through LISTEN/NOTIFY, no restart.
   arm <name> on --seconds N   on for N seconds (e.g. worker.kafka_outage)
   audit                       the invariants, as JSON
   poison                      produce a message the consumer cannot handle
+  relay                       which relay publishes (polling relay or Debezium CDC)
+  relay polling|cdc           switch the relay live; the running demo carries it out
 Environment: TOPIC_PREFIX (default none), and the dev-stack's (DATABASE_URL, KAFKA_BROKERS).`;
 
 const argv = process.argv.slice(2);
 const cli = commandLine('chaos', USAGE, argv);
 const [command, name, mode, ...rest] = argv;
-if (!['list', 'arm', 'audit', 'poison'].includes(command ?? ''))
+if (!['list', 'arm', 'audit', 'poison', 'relay'].includes(command ?? ''))
   cli.fail(command ? `unknown command "${command}"` : 'a command is needed');
 let armed:
   { name: FailurePointName; mode: FailureMode; times?: number; seconds?: number } | undefined;
@@ -48,6 +53,8 @@ if (command === 'arm') {
     ...(seconds ? { seconds } : {}),
   };
 }
+if (command === 'relay' && name !== undefined && !relayKindSchema.safeParse(name).success)
+  cli.fail(`relay must be polling or cdc (got "${name}")`);
 const stack = await startStack({ log: () => undefined });
 const pool = new pg.Pool({ connectionString: stack.databaseUrl });
 const points = new FailurePoints(pool);
@@ -76,6 +83,14 @@ try {
     });
     await producer.disconnect();
     console.log(`sent a poison message to ${topic}: watch consumerDeadLettered in the audit`);
+  } else if (command === 'relay') {
+    if (name) await requestRelay(pool, relayKindSchema.parse(name));
+    const mode = await readRelayMode(pool);
+    console.log(
+      `relay: ${mode.active.relay} publishes${mode.wanted === mode.active.relay ? '' : `, switching to ${mode.wanted}`}${mode.phase ? ` (${mode.phase})` : ''}`,
+    );
+    if (name && name !== mode.active.relay)
+      console.log('the running demo carries the switch out: run this again to follow it');
   } else if (command === 'audit') {
     console.log(JSON.stringify(await audit(pool, { settleSeconds: 5 }), null, 2));
   }

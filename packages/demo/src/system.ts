@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pgConfig } from '@outbox/core';
-import { migrateLab } from '@outbox/lab';
+import { demoTopics, migrateLab } from '@outbox/lab';
 import { startStack, Supervisor, type ServiceStatus, type StackOptions } from '@outbox/dev-stack';
 import { ProcessTable } from './process-table.ts';
 import { seedInventory } from './seed.ts';
 import { TrafficGenerator } from './traffic.ts';
 import { followTrafficRate } from './traffic-setting.ts';
+import { followRelayHandover, type RelayHandover } from './relay-handover.ts';
 import { waitHealthy } from './health.ts';
 
 /** Ports of the demo's processes (defaults 3000–3004). */
@@ -60,6 +61,8 @@ export interface System {
   urls: SystemUrls;
   supervisor: Supervisor;
   traffic: TrafficGenerator;
+  /** The relay switch (polling ⇄ Debezium) the `relay_wanted` setting drives. */
+  relayHandover: RelayHandover;
   /** Where each process writes `<name>.log`. */
   logDir: string;
   /** Resolves when every service answers /healthz (rejects after `timeoutMs`, default 120 s). */
@@ -201,6 +204,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     log,
   );
 
+  const relayHandover = await followRelayHandover({
+    pool,
+    schema,
+    topic: demoTopics(topicPrefix).orders,
+    stack: { log, ...options.stack },
+    log,
+  });
+
   let stopping: Promise<void> | undefined;
   return {
     databaseUrl: stack.databaseUrl,
@@ -211,6 +222,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     urls,
     supervisor,
     traffic,
+    relayHandover,
     logDir,
     waitReady: (timeoutMs = 120_000) =>
       waitHealthy(
@@ -221,6 +233,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       stopping ??= (async () => {
         traffic.stop();
         await unfollow();
+        await relayHandover.stop();
         await supervisor.stop();
         await table.idle();
         await pool.end();

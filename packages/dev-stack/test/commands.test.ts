@@ -16,6 +16,7 @@ const COMMANDS: { name: string; entry: string; bad: string[][] }[] = [
       ['bogus'],
       ['arm', 'no.such.point', 'on'],
       ['arm', 'worker.kill_mid_publish', 'times', '0'],
+      ['relay', 'kafka-streams'],
     ],
   },
   {

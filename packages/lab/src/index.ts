@@ -30,6 +30,17 @@ export * from './demo/order-events.ts';
 export { audit, type AuditReport, type AuditOptions } from './demo/auditor.ts';
 export { demoTopics, demoTopicSpecs, type TopicSpec } from './demo/topics.ts';
 export {
+  readRelayMode,
+  requestRelay,
+  recordActiveRelay,
+  recordRelayPhase,
+  relayKindSchema,
+  activeRelaySchema,
+  type RelayKind,
+  type ActiveRelay,
+  type RelayMode,
+} from './demo/relay-mode.ts';
+export {
   baseConfigSchema,
   parseConfig,
   maskUrl,

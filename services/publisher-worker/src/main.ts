@@ -17,6 +17,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { loadConfig } from './config.ts';
 import { createKafka, retryForever } from './kafka.ts';
 import { watchOutage } from './outage.ts';
+import { followActiveRelay } from './active-relay.ts';
 import { RelaySwitch, type RelaySwitchOptions } from './relay-switch.ts';
 
 /**
@@ -109,10 +110,17 @@ const relayOptions: RelaySwitchOptions['relay'] = {
     },
   },
 };
+// The demo's relay handover (polling relay or Debezium) decides whether we publish.
+const activeRelay = await followActiveRelay(pool, log);
 const relay = new RelaySwitch({
   relay: relayOptions,
-  // Failure point 7: the teaching switch, applied without a restart.
-  wantSharded: () => config.SHARDED && !failurePoints.isActive(FailurePoint.workersUnsharded),
+  want: () => {
+    const active = activeRelay.current();
+    if (active.relay === 'cdc') return { role: 'confirm', slot: active.slot, topic: active.topic };
+    // Failure point 7: the teaching switch, applied without a restart.
+    const sharded = config.SHARDED && !failurePoints.isActive(FailurePoint.workersUnsharded);
+    return { role: 'relay', sharded };
+  },
   log,
 });
 new Gauge({
@@ -134,6 +142,7 @@ const server = createOpsServer(registry, () => {
     ...(stalled ? { reason: `no relay tick completed for ${lastTickAgoMs} ms` } : {}),
     replicaId: config.REPLICA_ID,
     sharded: relay.isSharded,
+    role: relay.role.role,
     lastTickAgoMs,
   };
 });
@@ -158,6 +167,7 @@ const shutdown = onShutdown(log, {
   timeoutMessage: 'shutdown did not finish in 40 s; exiting',
   steps: [
     () => relay.stop(),
+    () => activeRelay.stop(),
     stopOutageWatch,
     () => failurePoints.stop(),
     () =>

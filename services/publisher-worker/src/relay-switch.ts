@@ -1,49 +1,73 @@
-import { OutboxRelay, type Logger, type RelayOptions } from '@outbox/core';
+import { CdcConfirmer, OutboxRelay, type Logger, type RelayOptions } from '@outbox/core';
 import type { Pool } from 'pg';
+
+/**
+ * What this replica should be doing now:
+ * - `relay`: publish the outbox, sharded (FIFO per aggregate) or not (failure point 7);
+ * - `confirm`: Debezium publishes (the demo's CDC relay); mark sent what its slot has
+ *   confirmed, and publish nothing.
+ */
+export type WorkerRole =
+  { role: 'relay'; sharded: boolean } | { role: 'confirm'; slot: string; topic: string };
 
 export interface RelaySwitchOptions {
   /** Everything the relay needs except `sharded`, which the switch decides. */
   relay: Omit<RelayOptions, 'sharded'> & { pool: Pool; replicaId: string };
-  /** Asked every `checkMs`: should the relay run sharded now? */
-  wantSharded: () => boolean;
+  /** Asked every `checkMs`: what should this replica do now? */
+  want: () => WorkerRole;
   checkMs?: number;
   log: Logger;
 }
 
+/** One running part: the relay or the confirmer. */
+interface Runner {
+  readonly lastTickAt: number | undefined;
+  stop(): Promise<void>;
+}
+
+const keyOf = (r: WorkerRole) => (r.role === 'relay' ? `relay:${r.sharded}` : `confirm:${r.slot}`);
+
 /**
- * Runs one OutboxRelay and swaps it for one with the other `sharded` value when the
- * `worker.unsharded` failure point flips, without a restart: the old relay stops
- * gracefully (its batch in flight finishes and commits) before the new one claims.
+ * Runs one OutboxRelay, or core's CdcConfirmer while Debezium publishes, and swaps
+ * them without a restart when the wanted role changes (the `worker.unsharded` failure
+ * point, the demo's relay handover): the old part stops gracefully (a relay's batch in
+ * flight finishes and commits) before the new one starts, so this replica never runs
+ * both.
  */
 export class RelaySwitch {
-  private relay: OutboxRelay | undefined;
-  private sharded = true;
+  private runner: Runner | undefined;
+  private current: WorkerRole = { role: 'relay', sharded: true };
   private timer: NodeJS.Timeout | undefined;
   private switching: Promise<void> = Promise.resolve();
   private stopped = false;
-  private relayStartedAt = Date.now();
+  private runnerStartedAt = Date.now();
 
   constructor(private readonly options: RelaySwitchOptions) {}
 
   /** Whether the running relay divides the shards (for /healthz and the metric). */
   get isSharded(): boolean {
-    return this.sharded;
+    return this.current.role === 'relay' && this.current.sharded;
+  }
+
+  /** What this replica does now. */
+  get role(): WorkerRole {
+    return this.current;
   }
 
   /**
-   * When the running relay last completed a tick; while it has not yet (or during a
+   * When the running part last completed a round; while it has not yet (or during a
    * swap), when it was started. /healthz compares this with RELAY_STALL_MS.
    */
   get lastTickAt(): number {
-    return this.relay?.lastTickAt ?? this.relayStartedAt;
+    return this.runner?.lastTickAt ?? this.runnerStartedAt;
   }
 
   async start(): Promise<void> {
-    await this.startRelay(this.options.wantSharded());
+    await this.startRunner(this.options.want());
     this.timer = setInterval(() => {
-      const wanted = this.options.wantSharded();
-      if (wanted === this.sharded || this.stopped) return;
-      // Chained so that two flips in quick succession apply in order.
+      const wanted = this.options.want();
+      if (keyOf(wanted) === keyOf(this.current) || this.stopped) return;
+      // Chained so that two changes in quick succession apply in order.
       this.switching = this.switching
         .then(() => this.swap(wanted))
         .catch((error: unknown) =>
@@ -53,30 +77,44 @@ export class RelaySwitch {
     this.timer.unref();
   }
 
-  private async swap(sharded: boolean): Promise<void> {
-    if (this.stopped || sharded === this.sharded) return;
+  private async swap(wanted: WorkerRole): Promise<void> {
+    if (this.stopped || keyOf(wanted) === keyOf(this.current)) return;
     this.options.log.warn(
-      { replicaId: this.options.relay.replicaId, sharded },
-      sharded
-        ? 'worker.unsharded is off: relaying sharded again (FIFO per aggregate restored)'
-        : 'worker.unsharded is on: relaying without shards (FIFO per aggregate no longer guaranteed)',
+      { replicaId: this.options.relay.replicaId, ...wanted },
+      wanted.role === 'confirm'
+        ? `Debezium publishes now: confirming from slot ${wanted.slot}, publishing nothing`
+        : wanted.sharded
+          ? 'relaying sharded (FIFO per aggregate)'
+          : 'worker.unsharded is on: relaying without shards (FIFO per aggregate no longer guaranteed)',
     );
-    await this.stopRelay();
-    if (!this.stopped) await this.startRelay(sharded);
+    await this.stopRunner();
+    if (!this.stopped) await this.startRunner(wanted);
   }
 
-  private async startRelay(sharded: boolean): Promise<void> {
-    this.sharded = sharded;
-    this.relayStartedAt = Date.now();
-    this.relay = new OutboxRelay({ ...this.options.relay, sharded });
-    await this.relay.start();
+  private async startRunner(role: WorkerRole): Promise<void> {
+    this.current = role;
+    this.runnerStartedAt = Date.now();
+    if (role.role === 'relay') {
+      const relay = new OutboxRelay({ ...this.options.relay, sharded: role.sharded });
+      this.runner = relay;
+      await relay.start();
+    } else {
+      const confirmer = new CdcConfirmer({
+        pool: this.options.relay.pool,
+        slot: role.slot,
+        topic: role.topic,
+        log: this.options.log,
+      });
+      this.runner = confirmer;
+      confirmer.start();
+    }
   }
 
-  private async stopRelay(): Promise<void> {
-    const relay = this.relay;
-    this.relay = undefined;
-    if (!relay) return;
-    await relay.stop();
+  private async stopRunner(): Promise<void> {
+    const runner = this.runner;
+    this.runner = undefined;
+    if (!runner) return;
+    await runner.stop();
   }
 
   /** Graceful: no more switching, the batch in flight finishes, membership left. */
@@ -84,6 +122,6 @@ export class RelaySwitch {
     this.stopped = true;
     clearInterval(this.timer);
     await this.switching;
-    await this.stopRelay();
+    await this.stopRunner();
   }
 }

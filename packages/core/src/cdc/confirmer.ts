@@ -62,9 +62,15 @@ export class CdcConfirmer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private readonly log: Logger;
+  private lastTick = Date.now();
 
   constructor(private readonly options: CdcConfirmerOptions) {
     this.log = options.log ?? silentLogger;
+  }
+
+  /** When a round last completed (or when the confirmer was built): for a health check. */
+  get lastTickAt(): number {
+    return this.lastTick;
   }
 
   /** Marks the waiting round if the slot has passed it, then takes the next round. */
@@ -91,6 +97,7 @@ export class CdcConfirmer {
     const loop = () => {
       this.running = this.tick()
         .then(({ marked }) => {
+          this.lastTick = Date.now();
           if (marked > 0) this.log.debug({ marked }, 'cdc: rows confirmed by the slot marked sent');
         })
         .catch((error: unknown) => this.log.warn({ err: error }, 'cdc: confirm round failed'))
