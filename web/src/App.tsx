@@ -65,6 +65,7 @@ export function App() {
         ) : null}
         <Controls
           mode={stats?.settings.mode ?? state.data?.settings.mode}
+          relay={stats?.settings.relay ?? state.data?.settings.relay}
           rate={stats?.settings.trafficRate ?? state.data?.settings.trafficRate}
           maxRate={state.data?.maxTrafficRate ?? MAX_TRAFFIC_RATE}
           needsToken={state.data?.controlRequiresToken ?? false}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { highlightedRow } from '../src/live/highlight.ts';
 import { trackHits } from '../src/live/hits.ts';
-import { statsMessage } from './stats-fixture.ts';
+import { POLLING, statsMessage } from './stats-fixture.ts';
 
 const at = (s: number) => new Date(Date.UTC(2026, 11, 2, 10, 0, s)).toISOString();
 const invariants = statsMessage().invariants;
@@ -95,10 +95,13 @@ describe('trackHits + highlightedRow', () => {
   });
 
   it('names "Network dies after commit" for a naive order never published', () => {
-    const m1 = statsMessage({ at: at(1), settings: { mode: 'naive', trafficRate: 5 } });
+    const m1 = statsMessage({
+      at: at(1),
+      settings: { mode: 'naive', trafficRate: 5, relay: POLLING },
+    });
     const m2 = statsMessage({
       at: at(2),
-      settings: { mode: 'naive', trafficRate: 5 },
+      settings: { mode: 'naive', trafficRate: 5, relay: POLLING },
       invariants: { ...invariants, ordersWithoutEvents: 1, neverPublished: 1 },
       scenarios: { counts: { network_after_commit: 1 } },
       latestAnomaly: {

@@ -1,4 +1,11 @@
-import { statsMessageSchema, type StatsMessage } from '@outbox/dashboard-api/contract';
+import {
+  statsMessageSchema,
+  type RelaySetting,
+  type StatsMessage,
+} from '@outbox/dashboard-api/contract';
+
+/** The relay setting of a demo that has not switched (the polling relay publishes). */
+export const POLLING: RelaySetting = { wanted: 'polling', active: 'polling', phase: null };
 
 const COUNTS = { happy_path: 0, db_fail: 0, network_after_commit: 0, network_after_publish: 0 };
 
@@ -33,7 +40,7 @@ export function statsMessage(
     },
     processes: [],
     replicas: [],
-    settings: { mode: 'outbox', trafficRate: 0 },
+    settings: { mode: 'outbox', trafficRate: 0, relay: POLLING },
     events: [],
     latestAnomaly: null,
     chaosEnabled: true,

@@ -238,6 +238,28 @@ export const scenarioHitSchema = z.object({
 });
 export type ScenarioHit = z.infer<typeof scenarioHitSchema>;
 
+export const relayKindSchema = z.enum(['polling', 'cdc']);
+export type RelayKind = z.infer<typeof relayKindSchema>;
+
+/** Which relay publishes the outbox: the polling relay (publisher-worker) or Debezium. */
+export const relaySettingSchema = z.object({
+  /** What was asked for (PUT /api/relay, `npm run chaos -- relay`). */
+  wanted: relayKindSchema,
+  /** What publishes now; differs from `wanted` while the demo carries the switch out. */
+  active: relayKindSchema,
+  /** The switch's current step, or why it failed; null when settled. */
+  phase: z.string().nullable(),
+});
+export type RelaySetting = z.infer<typeof relaySettingSchema>;
+
+export const settingsSchema = z.object({
+  mode: orderModeSchema,
+  /** Generated orders per second (the demo process follows it). */
+  trafficRate: z.number(),
+  relay: relaySettingSchema,
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
 export const statsMessageSchema = z.object({
   v: z.literal(CONTRACT_VERSION),
   /** Tick number since the server started (resets never rewind it). */
@@ -272,7 +294,7 @@ export const statsMessageSchema = z.object({
   processes: z.array(processSchema),
   /** Every relay membership row (also nested under its process when one matches). */
   replicas: z.array(replicaSchema),
-  settings: z.object({ mode: orderModeSchema, trafficRate: z.number() }),
+  settings: settingsSchema,
   /** Feed lines that are new since the previous message (oldest first, at most 200). */
   events: z.array(feedEventSchema),
   scenarios: z.object({
@@ -316,13 +338,6 @@ export const failurePointStateSchema = failurePointInfoSchema.extend({
 });
 export type FailurePointState = z.infer<typeof failurePointStateSchema>;
 
-export const settingsSchema = z.object({
-  mode: orderModeSchema,
-  /** Generated orders per second (the demo process follows it). */
-  trafficRate: z.number(),
-});
-export type Settings = z.infer<typeof settingsSchema>;
-
 /** GET /api/state */
 export const stateResponseSchema = z.object({
   settings: settingsSchema,
@@ -345,6 +360,10 @@ export const armRequestSchema = z.object({
   seconds: z.number().int().min(1).max(600).optional(),
 });
 export type ArmRequest = z.infer<typeof armRequestSchema>;
+
+/** PUT /api/relay → Settings (control): the demo switches the relay live. */
+export const relayRequestSchema = z.object({ relay: relayKindSchema });
+export type RelayRequest = z.infer<typeof relayRequestSchema>;
 
 /** PUT /api/mode → Settings (control). */
 export const modeRequestSchema = z.object({ mode: orderModeSchema });
@@ -505,6 +524,7 @@ export const API_ROUTES = {
   armFailurePoint: { method: 'POST', path: '/api/failure-points/:name', control: true },
   mode: { method: 'PUT', path: '/api/mode', control: true },
   traffic: { method: 'PUT', path: '/api/traffic', control: true },
+  relay: { method: 'PUT', path: '/api/relay', control: true },
   reset: { method: 'POST', path: '/api/reset', control: true },
   requeue: { method: 'POST', path: '/api/outbox/:id/requeue', control: true },
 } as const;

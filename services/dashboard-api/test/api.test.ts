@@ -35,7 +35,11 @@ describe('REST: state, failure points, settings, reset, validation', () => {
     // The web parses every answer with the contract's schema: so do we.
     stateResponseSchema.parse(res.body);
     auditResponseSchema.parse((await dash.request('/api/audit')).body);
-    expect(res.body.settings).toEqual({ mode: 'outbox', trafficRate: 0 });
+    expect(res.body.settings).toEqual({
+      mode: 'outbox',
+      trafficRate: 0,
+      relay: { wanted: 'polling', active: 'polling', phase: null },
+    });
     expect(res.body.failurePoints.map((p) => p.name)).toEqual(FAILURE_POINTS.map((p) => p.name));
     for (const p of res.body.failurePoints) {
       expect(p.description.length).toBeGreaterThan(40);
@@ -84,12 +88,17 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       method: 'PUT',
       json: { mode: 'naive' },
     });
-    expect(settingsSchema.parse(mode.body)).toEqual({ mode: 'naive', trafficRate: 0 });
+    const polling = { wanted: 'polling', active: 'polling', phase: null };
+    expect(settingsSchema.parse(mode.body)).toEqual({
+      mode: 'naive',
+      trafficRate: 0,
+      relay: polling,
+    });
     const traffic = await dash.request<Settings>('/api/traffic', {
       method: 'PUT',
       json: { rate: 12.5 },
     });
-    expect(traffic.body).toEqual({ mode: 'naive', trafficRate: 12.5 });
+    expect(traffic.body).toEqual({ mode: 'naive', trafficRate: 12.5, relay: polling });
     const { rows } = await db.pool.query('SELECT key, value FROM demo_settings ORDER BY key');
     expect(rows).toEqual([
       { key: 'order_mode', value: 'naive' },
@@ -98,12 +107,15 @@ describe('REST: state, failure points, settings, reset, validation', () => {
     expect((await dash.dashboard.engine.tick()).settings).toEqual({
       mode: 'naive',
       trafficRate: 12.5,
+      relay: polling,
     });
     for (const [path, json] of [
       ['/api/mode', { mode: 'both' }],
       ['/api/traffic', { rate: -1 }],
       ['/api/traffic', { rate: 1e9 }],
       ['/api/traffic', { rate: '5' }],
+      ['/api/relay', { relay: 'debezium' }],
+      ['/api/relay', {}],
     ] as const) {
       expect((await dash.request(path, { method: 'PUT', json })).status, JSON.stringify(json)).toBe(
         400,
@@ -121,6 +133,24 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       body: 'mode=naive',
     });
     expect(form.status).toBe(415);
+  });
+
+  it('PUT /api/relay asks for a relay; the demo carries the switch out, so active stays until it has', async () => {
+    const asked = await dash.request<Settings>('/api/relay', {
+      method: 'PUT',
+      json: { relay: 'cdc' },
+    });
+    expect(asked.status).toBe(200);
+    expect(settingsSchema.parse(asked.body).relay).toEqual({
+      wanted: 'cdc',
+      active: 'polling',
+      phase: null,
+    });
+    const { rows } = await db.pool.query(
+      "SELECT value FROM demo_settings WHERE key = 'relay_wanted'",
+    );
+    expect(rows).toEqual([{ value: 'cdc' }]);
+    await dash.request('/api/relay', { method: 'PUT', json: { relay: 'polling' } });
   });
 
   it('POST /api/reset empties the data, gives the stock back, disarms, and the stats start over', async () => {

@@ -10,6 +10,7 @@ import {
   type ArmRequest,
   type FailurePointName,
   type OrderMode,
+  type RelayKind,
   type OutboxStatus,
 } from '@outbox/dashboard-api/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -43,6 +44,10 @@ export function useArm() {
 
 export function useSetMode() {
   return useControl((mode: OrderMode) => api(settingsSchema, 'PUT', routes.mode.path, { mode }));
+}
+
+export function useSetRelay() {
+  return useControl((relay: RelayKind) => api(settingsSchema, 'PUT', routes.relay.path, { relay }));
 }
 
 export function useSetTraffic() {

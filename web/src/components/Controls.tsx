@@ -1,7 +1,7 @@
-import type { OrderMode } from '@outbox/dashboard-api/contract';
+import type { OrderMode, RelayKind, RelaySetting } from '@outbox/dashboard-api/contract';
 import { useEffect, useRef, useState } from 'react';
 import { controlToken } from '../api/client.ts';
-import { useReset, useSetMode, useSetTraffic } from '../api/queries.ts';
+import { useReset, useSetMode, useSetRelay, useSetTraffic } from '../api/queries.ts';
 
 const MODE_TEXT: Record<OrderMode, { label: string; how: string }> = {
   naive: {
@@ -48,6 +48,64 @@ export function ModeSwitch({ mode }: { mode: OrderMode | undefined }) {
       {setMode.error ? (
         <p className="error" role="alert">
           {setMode.error.message}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
+
+const RELAY_TEXT: Record<RelayKind, { label: string; how: string }> = {
+  polling: {
+    label: 'Polling worker',
+    how: 'publisher-worker claims pending rows (LISTEN/NOTIFY wake-ups, a poll as the net), publishes, marks them sent.',
+  },
+  cdc: {
+    label: 'Debezium CDC',
+    how: "Kafka Connect reads the outbox's inserts from the WAL (a replication slot) and publishes them; the workers only mark sent what the slot confirmed.",
+  },
+};
+
+/**
+ * Which relay publishes the outbox, switched live: the demo carries the switch out
+ * (start Connect, let the workers drain, hand over; or stop Connect and relay again),
+ * so the segment shows what publishes now and the step while a switch runs.
+ */
+export function RelaySwitch({ relay }: { relay: RelaySetting | undefined }) {
+  const setRelay = useSetRelay();
+  const switching = relay !== undefined && relay.wanted !== relay.active;
+  return (
+    <fieldset className="mode relay" data-testid="relay-switch">
+      <legend>Relay</legend>
+      <div className="segmented">
+        {(['polling', 'cdc'] as const).map((r) => (
+          <label
+            key={r}
+            className={`segment segment-${r} ${relay?.active === r ? 'segment-on' : ''}`}
+          >
+            <input
+              type="radio"
+              name="relay"
+              value={r}
+              checked={relay?.active === r}
+              disabled={switching || setRelay.isPending}
+              onChange={() => setRelay.mutate(r)}
+            />
+            {RELAY_TEXT[r].label}
+          </label>
+        ))}
+      </div>
+      <p className="mode-how" data-testid="relay-status" aria-live="polite">
+        {relay === undefined
+          ? 'Loading…'
+          : switching
+            ? `Switching to ${RELAY_TEXT[relay.wanted].label}: ${relay.phase ?? 'starting'}…`
+            : relay.phase
+              ? relay.phase
+              : RELAY_TEXT[relay.active].how}
+      </p>
+      {setRelay.error ? (
+        <p className="error" role="alert">
+          {setRelay.error.message}
         </p>
       ) : null}
     </fieldset>
@@ -169,6 +227,7 @@ export function TokenField() {
 /** The strip above the numbers: mode, traffic, reset (and the token when needed). */
 export function Controls(props: {
   mode: OrderMode | undefined;
+  relay: RelaySetting | undefined;
   rate: number | undefined;
   maxRate: number;
   needsToken: boolean;
@@ -177,6 +236,7 @@ export function Controls(props: {
   return (
     <section className="controls" aria-label="Controls">
       <ModeSwitch mode={props.mode} />
+      <RelaySwitch relay={props.relay} />
       <TrafficControl rate={props.rate} max={props.maxRate} />
       <div className="controls-end">
         {props.needsToken ? <TokenField /> : null}

@@ -1,11 +1,12 @@
 import { requeueQuery } from '@outbox/core';
-import { jsonBody } from '@outbox/lab';
+import { jsonBody, requestRelay } from '@outbox/lab';
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
 import {
   armRequestSchema,
   failurePointNameSchema,
   modeRequestSchema,
+  relayRequestSchema,
   trafficRequestSchema,
   type RequeueResponse,
   type ResetResponse,
@@ -77,6 +78,12 @@ export function controlRouter(deps: ControlDeps): Router {
   router.put('/api/traffic', counted('traffic'), control, ...body, async (req, res) => {
     const { rate } = parseOr400(trafficRequestSchema, req.body, 'body');
     await writeSetting(deps.pool, 'traffic_rate', rate);
+    res.json(await readSettings(deps.pool));
+  });
+
+  router.put('/api/relay', counted('relay'), control, ...body, async (req, res) => {
+    const { relay } = parseOr400(relayRequestSchema, req.body, 'body');
+    await requestRelay(deps.pool, relay);
     res.json(await readSettings(deps.pool));
   });
 

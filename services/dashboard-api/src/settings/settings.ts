@@ -1,20 +1,28 @@
 import type { Pool } from 'pg';
+import { readRelayMode } from '@outbox/lab';
 import { orderModeSchema, type OrderMode, type Settings } from '../contract.ts';
 
 /** Mode for new orders when no `order_mode` setting exists (order-api's DEFAULT_MODE). */
 const DEFAULT_MODE: OrderMode = 'outbox';
 
-/** The demo settings the dashboard switches: `order_mode` (order-api) and `traffic_rate` (the demo). */
+/**
+ * The demo settings the dashboard switches: `order_mode` (order-api), `traffic_rate`
+ * (the demo) and the relay (the demo's handover; @outbox/lab's relay-mode.ts).
+ */
 export async function readSettings(pool: Pool): Promise<Settings> {
-  const { rows } = await pool.query<{ key: string; value: unknown }>(
-    `SELECT key, value FROM demo_settings WHERE key IN ('order_mode', 'traffic_rate')`,
-  );
+  const [{ rows }, relay] = await Promise.all([
+    pool.query<{ key: string; value: unknown }>(
+      `SELECT key, value FROM demo_settings WHERE key IN ('order_mode', 'traffic_rate')`,
+    ),
+    readRelayMode(pool),
+  ]);
   const byKey = new Map(rows.map((r) => [r.key, r.value]));
   const mode = orderModeSchema.safeParse(byKey.get('order_mode'));
   const rate = Number(byKey.get('traffic_rate') ?? 0);
   return {
     mode: mode.success ? mode.data : DEFAULT_MODE,
     trafficRate: Number.isFinite(rate) ? rate : 0,
+    relay: { wanted: relay.wanted, active: relay.active.relay, phase: relay.phase },
   };
 }
 
