@@ -2,6 +2,7 @@ import { MAX_TRAFFIC_RATE } from '@outbox/dashboard-api/contract';
 import { useState } from 'react';
 import { useDashboardState } from './api/queries.ts';
 import { useLiveStats } from './api/use-live-stats.ts';
+import { CdcPanel } from './components/CdcPanel.tsx';
 import { ConsumerGroupPanel } from './components/ConsumerGroupPanel.tsx';
 import { Controls } from './components/Controls.tsx';
 import { EventFeed } from './components/EventFeed.tsx';
@@ -115,6 +116,7 @@ export function App() {
               <FailurePanel
                 states={state.data?.failurePoints}
                 mode={stats?.settings.mode ?? state.data?.settings.mode}
+                relay={(stats?.settings ?? state.data?.settings)?.relay.active}
                 chaosEnabled={state.data?.chaosEnabled ?? stats?.chaosEnabled ?? true}
               />
             </Panel>
@@ -132,6 +134,15 @@ export function App() {
             >
               <ConsumerGroupPanel group={stats?.consumerGroup} />
             </Panel>
+            {stats?.cdc ? (
+              <Panel
+                id="cdc"
+                title="Debezium CDC"
+                subtitle="The replication slot Kafka Connect reads, from pg_replication_slots, and the connector task from Connect's REST API."
+              >
+                <CdcPanel cdc={stats.cdc} publishPerSecond={stats.rates.publishPerSecond} />
+              </Panel>
+            ) : null}
             <Panel id="journey" title="Order journey">
               <OrderJourney orderId={orderId} onOrder={setOrderId} />
             </Panel>

@@ -44,6 +44,7 @@ export function statsMessage(
     events: [],
     latestAnomaly: null,
     chaosEnabled: true,
+    cdc: null,
     ...rest,
     scenarios: {
       ...scenarios,

@@ -18,12 +18,20 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
 }
 
 /**
- * Between specs: traffic off, outbox mode, every failure point disarmed, the data
+ * Between specs: traffic off, outbox mode, the polling relay, every failure point disarmed, the data
  * emptied (dashboard-api's own reset). Done through the API the page uses.
  */
 export async function resetSystem(): Promise<void> {
   settingsSchema.parse(await call('PUT', '/api/traffic', { rate: 0 }));
   settingsSchema.parse(await call('PUT', '/api/mode', { mode: 'outbox' }));
+  // The polling relay, once the demo has carried a switch back out (Connect stopped).
+  settingsSchema.parse(await call('PUT', '/api/relay', { relay: 'polling' }));
+  for (let waited = 0; ; waited += 500) {
+    const { settings } = stateResponseSchema.parse(await call('GET', '/api/state'));
+    if (settings.relay.active === 'polling' && settings.relay.phase === null) break;
+    if (waited > 90_000) throw new Error(`relay still ${JSON.stringify(settings.relay)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   resetResponseSchema.parse(await call('POST', '/api/reset'));
   const state = stateResponseSchema.parse(await call('GET', '/api/state'));
   const armed = state.failurePoints.filter((p) => p.active).map((p) => p.name);

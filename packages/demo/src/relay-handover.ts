@@ -1,13 +1,22 @@
 import type pg from 'pg';
 import { outboxState } from '@outbox/core';
 import {
+  FailurePoint,
+  FailurePoints,
   readRelayMode,
   recordActiveRelay,
   recordRelayPhase,
   requestRelay,
   type RelayKind,
 } from '@outbox/lab';
-import { connectState, startConnect, stopConnect, type StackOptions } from '@outbox/dev-stack';
+import {
+  connectState,
+  startConnect,
+  stopConnect,
+  terminate,
+  type ConnectEndpoints,
+  type StackOptions,
+} from '@outbox/dev-stack';
 
 export interface RelayHandoverOptions {
   pool: pg.Pool;
@@ -57,17 +66,34 @@ export interface RelayHandover {
 export async function followRelayHandover(options: RelayHandoverOptions): Promise<RelayHandover> {
   const { pool, schema, log } = options;
   const connectOpts = { ...options.stack, log, schema, topic: options.topic };
-  const ours = async () => (await connectState(options.stack))?.schema === schema;
+  const running = async () => {
+    const state = await connectState(options.stack);
+    return state?.schema === schema ? state : undefined;
+  };
+  const ours = async () => (await running()) !== undefined;
+  // The dashboard's "Kill Kafka Connect" and "Connect down 60 s" (failure points):
+  // Connect is this process's child, so the handover carries them out.
+  const points = new FailurePoints(pool, { refreshMs: 500 });
+  await points.start();
   if (await ours()) await stopConnect(options.stack);
   await requestRelay(pool, 'polling');
   await recordActiveRelay(pool, { relay: 'polling' });
   await recordRelayPhase(pool, null);
 
-  let running: Promise<void> = Promise.resolve();
+  let inFlight: Promise<void> = Promise.resolve();
   let busy = false;
   let stopped = false;
 
   const wantedNow = async (): Promise<RelayKind> => (await readRelayMode(pool)).wanted;
+
+  const recordCdc = (connect: ConnectEndpoints) =>
+    recordActiveRelay(pool, {
+      relay: 'cdc',
+      slot: connect.slot,
+      topic: options.topic,
+      connector: connect.connector,
+      restUrl: connect.restUrl,
+    });
 
   const toCdc = async () => {
     await recordRelayPhase(pool, 'starting Kafka Connect (Debezium)');
@@ -92,7 +118,7 @@ export async function followRelayHandover(options: RelayHandoverOptions): Promis
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    await recordActiveRelay(pool, { relay: 'cdc', slot: connect.slot, topic: options.topic });
+    await recordCdc(connect);
     await recordRelayPhase(pool, null);
     log(
       `relay       Debezium publishes ${schema}.outbox; the workers confirm from ${connect.slot}`,
@@ -108,15 +134,37 @@ export async function followRelayHandover(options: RelayHandoverOptions): Promis
     log('relay       the polling relay publishes again');
   };
 
+  /**
+   * Under CDC: carries out the Connect failure points, and starts Connect again when
+   * it is not running (a SIGKILL from outside, the kill button, the end of a down
+   * window) on its slot and saved offsets: it re-sends what followed its last flush.
+   * A stop here never drops the slot: the WAL since it is what Connect resumes from.
+   */
+  const superviseConnect = async () => {
+    const state = await running();
+    if (points.isActive(FailurePoint.connectDown)) {
+      if (state) {
+        log('relay       connect.down: stopping Kafka Connect; the slot keeps the WAL');
+        await terminate(state.pid, { signal: 'SIGTERM', group: true, timeoutMs: 20_000 });
+      }
+      return;
+    }
+    if (state && (await points.fire(FailurePoint.connectKillMidStream))) {
+      log(`relay       connect.kill_mid_stream: SIGKILL to Kafka Connect (pid ${state.pid})`);
+      process.kill(-state.pid, 'SIGKILL');
+      return;
+    }
+    if (!state) {
+      log('relay       Kafka Connect is not running: starting it again');
+      // Its REST port may have changed: the dashboard reads Connect's state there.
+      await recordCdc(await startConnect(connectOpts));
+    }
+  };
+
   const check = async () => {
     const mode = await readRelayMode(pool);
     if (mode.wanted === mode.active.relay) {
-      // Connect died under CDC (a SIGKILL, the dashboard's button): start it again on
-      // its slot and saved offsets; it re-sends what followed its last offset flush.
-      if (mode.active.relay === 'cdc' && !(await ours())) {
-        log('relay       Kafka Connect is not running: starting it again');
-        await startConnect(connectOpts);
-      }
+      if (mode.active.relay === 'cdc') await superviseConnect();
       return;
     }
     if (mode.wanted === 'cdc') await toCdc();
@@ -126,7 +174,7 @@ export async function followRelayHandover(options: RelayHandoverOptions): Promis
   const timer = setInterval(() => {
     if (busy || stopped) return;
     busy = true;
-    running = check()
+    inFlight = check()
       .catch(async (error: unknown) => {
         log(`relay       switch failed: ${(error as Error).message}`);
         // Back to what publishes now, so the dashboard does not show a switch that
@@ -144,11 +192,12 @@ export async function followRelayHandover(options: RelayHandoverOptions): Promis
   timer.unref();
 
   return {
-    idle: () => running,
+    idle: () => inFlight,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await running;
+      await inFlight;
+      await points.stop();
       if (await ours()) await stopConnect(options.stack);
     },
   };

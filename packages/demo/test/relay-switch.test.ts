@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectState } from '@outbox/dev-stack';
-import { readRelayMode, requestRelay, type RelayKind } from '@outbox/lab';
+import { readSlotLag } from '@outbox/core';
+import {
+  FailurePoint,
+  readRelayMode,
+  requestRelay,
+  type FailurePoints,
+  type RelayKind,
+} from '@outbox/lab';
 import { auditUntil, startScenarioSystem } from './support/scenario.ts';
 import type { System } from '../src/index.ts';
 
@@ -26,6 +33,26 @@ async function waitActive(system: System, relay: RelayKind, timeoutMs = 240_000)
   }
 }
 
+/**
+ * Resolves with Connect's pid once a Connect other than `not` runs for the system and
+ * reads its slot (the handover starts it again after a kill or a down window).
+ */
+async function connectRunning(system: System, not?: number): Promise<number> {
+  let pid: number | undefined;
+  await expect
+    .poll(
+      async () => {
+        const state = await connectState();
+        pid = state?.pid;
+        if (!state || state.pid === not || state.schema !== system.schema) return false;
+        return (await readSlotLag(system.pool, state.slot))?.active ?? false;
+      },
+      { timeout: 180_000, interval: 500 },
+    )
+    .toBe(true);
+  return pid!;
+}
+
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -35,9 +62,10 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 describe('switching the relay live: polling relay ⇄ Debezium CDC', () => {
   let system: System;
+  let points: FailurePoints;
 
   beforeAll(async () => {
-    ({ system } = await startScenarioSystem('relay'));
+    ({ system, points } = await startScenarioSystem('relay'));
     system.traffic.setRate(20);
   });
   afterAll(async () => {
@@ -45,7 +73,7 @@ describe('switching the relay live: polling relay ⇄ Debezium CDC', () => {
     await system?.stop();
   });
 
-  it('to CDC: Debezium publishes, the workers only confirm; a SIGKILL of Connect loses nothing', async () => {
+  it('to CDC: Debezium publishes, the workers only confirm; Connect killed (signal, button) and down loses nothing', async () => {
     await auditUntil(system, (r) => r.orders >= 40);
     await requestRelay(system.pool, 'cdc');
     await waitActive(system, 'cdc');
@@ -63,11 +91,31 @@ describe('switching the relay live: polling relay ⇄ Debezium CDC', () => {
     // Connect killed mid-stream: the handover starts it again on its slot and offsets.
     const connect = (await connectState())!;
     expect(connect.schema).toBe(system.schema);
+    const { slot } = connect;
     process.kill(-connect.pid, 'SIGKILL');
+    // The dashboard's buttons: failure points the handover carries out.
+    const restarted = await connectRunning(system, connect.pid);
+    await points.arm(FailurePoint.connectKillMidStream, { mode: 'once' });
+    await connectRunning(system, restarted);
+    await points.arm(FailurePoint.connectDown, {
+      mode: 'on',
+      params: { until: Date.now() + 15_000, seconds: 15 },
+    });
+    // Connect was reading the slot: only the down window stops it now.
     await expect
-      .poll(async () => (await connectState())?.pid, { timeout: 180_000, interval: 500 })
-      .not.toBe(connect.pid);
+      .poll(async () => (await readSlotLag(system.pool, slot))?.active, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe(false);
+    const down = (await readSlotLag(system.pool, slot))!;
     await delay(3_000);
+    // Nobody reads the slot: what is appended meanwhile is kept for Connect.
+    expect((await readSlotLag(system.pool, slot))!.retainedBytes).toBeGreaterThan(
+      down.retainedBytes,
+    );
+    expect(await connectState()).toBeUndefined();
+    await connectRunning(system);
     // Orders made under CDC reach the consumer, and the confirmer marks them sent.
     await auditUntil(system, (r) => r.orders > orders + 100, 120_000);
     const { rows } = await system.pool.query<{ m: string }>(

@@ -90,7 +90,8 @@ export const failurePointInfoSchema = z.object({
   label: z.string(),
   kind: failurePointKindSchema,
   /** Which mode of order-api it breaks ('naive' points do nothing in outbox mode). */
-  appliesTo: z.enum(['naive', 'outbox', 'both']),
+  /** The order mode it needs, or 'cdc': only while Debezium publishes. */
+  appliesTo: z.enum(['naive', 'outbox', 'both', 'cdc']),
   /** What happens and why (one sentence). */
   description: z.string(),
   /** What to watch on the dashboard (one sentence). */
@@ -260,6 +261,25 @@ export const settingsSchema = z.object({
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
+/** While Debezium publishes: its replication slot and Connect's task (null otherwise). */
+export const cdcViewSchema = z.object({
+  slot: z.string(),
+  /** false: the slot is gone (dropped by a switch back in flight). */
+  slotExists: z.boolean(),
+  /** A walsender (Connect) is reading the slot now. */
+  slotActive: z.boolean(),
+  /** WAL bytes since the slot's confirmed_flush_lsn: what Connect has not confirmed. */
+  lagBytes: z.number(),
+  /** The walsender's replay lag (null when nobody reads the slot). */
+  lagSeconds: z.number().nullable(),
+  /** WAL bytes PostgreSQL keeps for the slot (since restart_lsn): grows while Connect is down. */
+  retainedBytes: z.number(),
+  walStatus: z.string().nullable(),
+  /** The connector task's state from Connect's REST API, or 'unreachable'. */
+  connectTask: z.string(),
+});
+export type CdcView = z.infer<typeof cdcViewSchema>;
+
 export const statsMessageSchema = z.object({
   v: z.literal(CONTRACT_VERSION),
   /** Tick number since the server started (resets never rewind it). */
@@ -310,6 +330,7 @@ export const statsMessageSchema = z.object({
   chaosEnabled: z.boolean(),
   /** inventory-consumer's group on orders.events, read from Kafka (lag per partition, stalled). */
   consumerGroup: consumerGroupSchema.optional(),
+  cdc: cdcViewSchema.nullable(),
 });
 export type StatsMessage = z.infer<typeof statsMessageSchema>;
 

@@ -2,6 +2,7 @@ import {
   type FailurePointInfo,
   type FailurePointState,
   type OrderMode,
+  type RelayKind,
 } from '@outbox/dashboard-api/contract';
 import { useArm } from '../api/queries.ts';
 import { FAILURE_EXTRAS, FAILURE_POINTS, armRequestFor } from '@outbox/dashboard-api/teaching';
@@ -23,14 +24,18 @@ function FailureCard(props: {
   info: FailurePointInfo;
   state: FailurePointState | undefined;
   mode: OrderMode | undefined;
+  relay: RelayKind | undefined;
   disabled: boolean;
 }) {
-  const { info, state, mode } = props;
+  const { info, state, mode, relay } = props;
   const arm = useArm();
   const now = useNow();
   const active = state?.active ?? false;
   const extras = FAILURE_EXTRAS[info.name];
-  const wrongMode = info.appliesTo !== 'both' && mode !== undefined && mode !== info.appliesTo;
+  const wrongMode =
+    info.appliesTo === 'cdc'
+      ? relay !== undefined && relay !== 'cdc'
+      : info.appliesTo !== 'both' && mode !== undefined && mode !== info.appliesTo;
   const status = stateText(info, state, now);
   const descId = `fp-${info.name.replace('.', '-')}-desc`;
   return (
@@ -71,7 +76,11 @@ function FailureCard(props: {
           info.watch
         )}
       </p>
-      {wrongMode ? (
+      {wrongMode && info.appliesTo === 'cdc' ? (
+        <p className="failure-mode">
+          Happens while <b>Debezium CDC</b> publishes only: switch the relay above.
+        </p>
+      ) : wrongMode ? (
         <p className="failure-mode">
           Happens in <b>{info.appliesTo === 'naive' ? 'naive dual-write' : 'outbox'}</b> mode only:
           switch the mode above.
@@ -96,6 +105,7 @@ function FailureCard(props: {
 export function FailurePanel(props: {
   states: FailurePointState[] | undefined;
   mode: OrderMode | undefined;
+  relay: RelayKind | undefined;
   chaosEnabled: boolean;
 }) {
   const byName = new Map(props.states?.map((s) => [s.name, s]));
@@ -111,6 +121,7 @@ export function FailurePanel(props: {
             info={byName.get(info.name) ?? info}
             state={byName.get(info.name)}
             mode={props.mode}
+            relay={props.relay}
             disabled={!props.chaosEnabled}
           />
         ))}

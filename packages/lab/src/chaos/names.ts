@@ -17,6 +17,10 @@ export const FailurePoint = {
   consumerInboxOff: 'consumer.inbox_off',
   /** workers relay without sharding: FIFO per aggregate is no longer guaranteed. */
   workersUnsharded: 'worker.unsharded',
+  /** CDC: the demo SIGKILLs Kafka Connect, then starts it again on its slot and offsets. */
+  connectKillMidStream: 'connect.kill_mid_stream',
+  /** CDC: Kafka Connect is stopped until params.until (epoch ms), then started again. */
+  connectDown: 'connect.down',
 } as const;
 export type FailurePointName = (typeof FailurePoint)[keyof typeof FailurePoint];
 /** Every failure point's name, as a non-empty tuple (zod's enum takes it as it is). */

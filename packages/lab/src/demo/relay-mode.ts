@@ -16,7 +16,14 @@ export type RelayKind = z.infer<typeof relayKindSchema>;
 
 export const activeRelaySchema = z.discriminatedUnion('relay', [
   z.object({ relay: z.literal('polling') }),
-  z.object({ relay: z.literal('cdc'), slot: z.string().min(1), topic: z.string().min(1) }),
+  z.object({
+    relay: z.literal('cdc'),
+    slot: z.string().min(1),
+    topic: z.string().min(1),
+    /** Kafka Connect's connector and REST address, for the dashboard's CDC panel. */
+    connector: z.string().min(1).optional(),
+    restUrl: z.string().url().optional(),
+  }),
 ]);
 export type ActiveRelay = z.infer<typeof activeRelaySchema>;
 

@@ -2,6 +2,7 @@ import { backoffMs, type Logger } from '@outbox/core';
 import type { Pool } from 'pg';
 import { CONTRACT_VERSION, type FeedEvent, type StatsMessage } from '../contract.ts';
 import { readSettings } from '../settings/settings.ts';
+import { readCdcView } from './cdc.ts';
 import { DeadLettersTail } from './dead-letters.ts';
 import { DeliveriesTail } from './deliveries.ts';
 import { FeedBuffer } from './feed.ts';
@@ -206,6 +207,7 @@ export class StatsEngine {
       timed('outboxGauges', outboxGauges(pool)),
       timed('processes', readProcesses(pool)),
       timed('settings', readSettings(pool)),
+      timed('cdc', readCdcView(pool)),
     ]);
     // Each tail has moved past what it read, even if another part failed: hand on
     // what crosses parts (and the feed lines) before giving up on this tick.
@@ -227,7 +229,7 @@ export class StatsEngine {
       throw failed.reason;
     }
     // The orders part moved OrdersWithoutEvents itself: its set is read below.
-    const [dR, dlR, rR, , pR, gR, prR, sR] = settled;
+    const [dR, dlR, rR, , pR, gR, prR, sR, cR] = settled;
     const deliveries = fulfilled(dR);
     const deadLetters = fulfilled(dlR);
     const doubled = fulfilled(rR);
@@ -235,6 +237,7 @@ export class StatsEngine {
     const gauges = fulfilled(gR);
     const procs = fulfilled(prR);
     const settings = fulfilled(sR);
+    const cdc = fulfilled(cR);
     const phantoms = await timed('phantoms', this.phantoms.next());
     this.lastTickParts = parts;
 
@@ -320,6 +323,7 @@ export class StatsEngine {
       processes: procs.processes,
       replicas: procs.replicas,
       settings,
+      cdc,
       events: events.slice(-(this.options.maxEventsPerMessage ?? 200)),
       scenarios: { latest: s.latest, latestFailure: s.latestFailure, counts: { ...s.counts } },
       latestAnomaly: s.latestAnomaly,

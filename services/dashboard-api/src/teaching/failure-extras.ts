@@ -4,8 +4,17 @@ import type { RowId } from './scenario-table.ts';
 /** How a button arms its point (the request body of POST /api/failure-points/:name). */
 export const OUTAGE_SECONDS = 10;
 
-/** Per failure point: the shell equivalent and the table row it reproduces. */
-export const FAILURE_EXTRAS: Record<FailurePointName, { cli: string; row: RowId }> = {
+/** Seconds the "Connect down" button keeps Kafka Connect stopped. */
+export const CONNECT_DOWN_SECONDS = 60;
+
+/**
+ * Per failure point: the shell equivalent, the table row it reproduces and, for a
+ * window, how long a click keeps it open (default OUTAGE_SECONDS).
+ */
+export const FAILURE_EXTRAS: Record<
+  FailurePointName,
+  { cli: string; row: RowId; seconds?: number }
+> = {
   'naive.network_drop_after_commit': {
     cli: 'npm run chaos -- arm naive.network_drop_after_commit once',
     row: 'network_after_commit',
@@ -31,13 +40,22 @@ export const FAILURE_EXTRAS: Record<FailurePointName, { cli: string; row: RowId 
     row: 'double_processed',
   },
   'worker.unsharded': { cli: 'npm run chaos -- arm worker.unsharded on', row: 'reordering' },
+  'connect.kill_mid_stream': {
+    cli: 'npm run chaos -- arm connect.kill_mid_stream once',
+    row: 'duplicate',
+  },
+  'connect.down': {
+    cli: `npm run chaos -- arm connect.down on --seconds ${CONNECT_DOWN_SECONDS}`,
+    row: 'outage',
+    seconds: CONNECT_DOWN_SECONDS,
+  },
 };
 
 /** The arm request a click sends: a shot fires once, a window opens, a switch flips. */
-export function armRequestFor(info: Pick<FailurePointInfo, 'kind'>, active: boolean) {
+export function armRequestFor(info: Pick<FailurePointInfo, 'kind' | 'name'>, active: boolean) {
   if (info.kind === 'shot') return { mode: 'once' as const };
   if (active) return { mode: 'off' as const };
   return info.kind === 'window'
-    ? { mode: 'on' as const, seconds: OUTAGE_SECONDS }
+    ? { mode: 'on' as const, seconds: FAILURE_EXTRAS[info.name].seconds ?? OUTAGE_SECONDS }
     : { mode: 'on' as const };
 }

@@ -78,4 +78,26 @@ export const FAILURE_POINTS: readonly FailurePointInfo[] = [
       'Watch the replicas lose their shards and "FIFO violations" appear under traffic; switch it off and they stop.',
     scenario: null,
   },
+  {
+    name: 'connect.kill_mid_stream',
+    label: 'Kill Kafka Connect mid-stream',
+    kind: 'shot',
+    appliesTo: 'cdc',
+    description:
+      'With Debezium publishing, Kafka Connect is killed (SIGKILL) and started again: it resumes from the offsets it last flushed, so it publishes again what followed them.',
+    watch:
+      'Watch the slot lag jump and fall, and "duplicates caught by the inbox" rise while "double-processed" stays 0.',
+    scenario: null,
+  },
+  {
+    name: 'connect.down',
+    label: 'Connect down 60 s',
+    kind: 'window',
+    appliesTo: 'cdc',
+    description:
+      'Kafka Connect is stopped for 60 s while orders keep committing: nobody reads the replication slot, so PostgreSQL keeps every byte of WAL since its last confirmed position.',
+    watch:
+      'Watch "WAL retained" and the slot lag grow for a minute, then drain once Connect is back, with nothing lost.',
+    scenario: null,
+  },
 ];
