@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDashboard } from './support/browser.ts';
+import { join } from 'node:path';
+import { openDashboard, SCREENSHOT_DIR } from './support/browser.ts';
 import { pendingShown, setTraffic, tileSeverity, tileValue, within } from './support/dashboard.ts';
 import { trackPages } from './support/spec.ts';
 import { auditNow, resetSystem } from './support/system.ts';
@@ -25,6 +26,9 @@ describe('Relay: polling worker | Debezium CDC', () => {
       .poll(() => page.getByTestId('cdc-task').getAttribute('data-state'), slow)
       .toBe('RUNNING');
     await screenshot('relay-cdc-running', { height: 1900 });
+    await page
+      .getByTestId('cdc-panel')
+      .screenshot({ path: join(SCREENSHOT_DIR, 'relay-cdc-panel.png') });
 
     await page.getByRole('button', { name: 'Kill Kafka Connect mid-stream' }).click();
     await expect
