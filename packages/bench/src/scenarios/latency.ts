@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { startConnect, stopConnect } from '@outbox/dev-stack';
+import { cpuSnapshot, cpuUse } from '../env/cpu.ts';
 import { pick, type BenchContext, type ScenarioResult } from '../env/context.ts';
 import { createSchema, type BenchSchema } from '../env/db.ts';
 import { EFFECTS_DDL } from '../env/tables.ts';
@@ -16,15 +19,18 @@ import { alternate, fmt, percentile, summarize, type Summary } from '../stats.ts
  * at fixed offered loads, for three ways of waking the relay:
  *   seed  — the seed's batch publisher, polling on its 200 ms ticker;
  *   ours  — core's relay: LISTEN/NOTIFY, 5 s fallback poll;
- *   peer  — pg-transactional-outbox's polling listener (250 ms, as its README).
+ *   peer  — pg-transactional-outbox's polling listener (250 ms, as its README);
+ *   cdc   — Debezium's outbox connector on Kafka Connect (dev-stack's startConnect),
+ *           the seed's alternative, on the same outbox table as ours.
  * Per round, each variant's relay runs once through the three rates. Events not
  * consumed within the wait after the load count as slower than that wait.
  */
 interface LatencyVariant {
-  key: 'seed' | 'ours' | 'peer';
+  key: 'seed' | 'ours' | 'peer' | 'cdc';
   label: string;
   table: TableKind;
-  kind: PublisherSpec['kind'];
+  /** A relay process of ours, or Kafka Connect with Debezium's outbox connector. */
+  kind: PublisherSpec['kind'] | 'cdc';
 }
 
 const VARIANTS: LatencyVariant[] = [
@@ -40,6 +46,14 @@ const VARIANTS: LatencyVariant[] = [
     label: 'peer: pg-transactional-outbox, polling 250 ms',
     table: 'peer',
     kind: 'peer',
+  },
+  // The seed's alternative: the same outbox table (ours) read from the WAL. Its own
+  // schema, so its slot never sees the other variants' rows.
+  {
+    key: 'cdc',
+    label: 'Debezium CDC: Kafka Connect, WAL, poll.interval.ms 50',
+    table: 'ours',
+    kind: 'cdc',
   },
 ];
 const RATES = [200, 1_000, 3_000];
@@ -60,6 +74,9 @@ interface RunSample {
   legs: { toProduce: number; toConsumer: number; toCommit: number };
   /** Every latency (ms), undelivered ones as null. */
   latencies: (number | null)[];
+  /** The relay's process (ours: its Node child; cdc: Connect's JVM): % of one core during the run, and RSS after it. */
+  relayCpu: number;
+  relayRssMb: number;
 }
 
 export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
@@ -70,7 +87,7 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
   const topic = `${prefix}orders.events`;
   const kafka = kafkaClient(ctx.kafkaBrokers, 'bench-latency');
   await createTopic(kafka, topic);
-  const schemas: Partial<Record<TableKind | 'consumer', BenchSchema>> = {};
+  const schemas: Partial<Record<TableKind | 'cdc' | 'consumer', BenchSchema>> = {};
   const runs: Record<string, RunSample[]> = {};
   let writer: Worker | undefined;
   let consumer: Worker | undefined;
@@ -80,7 +97,8 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
     await schemas.seed.pool.query(SEED_DDL);
     schemas.peer = await createSchema(ctx.databaseUrl, 'bench_latency_peer', { migrated: false });
     await schemas.peer.pool.query(peerDdl('bench_latency_peer'));
-    for (const kind of ['ours', 'seed', 'peer'] as const) {
+    schemas.cdc = await createSchema(ctx.databaseUrl, 'bench_latency_cdc');
+    for (const kind of ['ours', 'seed', 'peer', 'cdc'] as const) {
       await schemas[kind]!.pool.query(
         'CREATE TABLE bench_orders (id UUID PRIMARY KEY, user_id INT NOT NULL, sku TEXT NOT NULL, quantity INT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())',
       );
@@ -103,22 +121,36 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
 
     let runIndex = 0;
     await alternate(ctx.rounds, variants, async (variant, round) => {
-      const schema = schemas[variant.table]!;
-      const relay = await startWorker('publishers/child.ts', {
-        kind: variant.kind,
-        databaseUrl: ctx.databaseUrl,
-        schema: schema.name,
-        brokers: ctx.kafkaBrokers,
-        topic,
-        ...(variant.kind === 'ours' ? { ours: { sharded: true, listen: true } } : {}),
-      } satisfies PublisherSpec);
+      const schema = schemas[variant.kind === 'cdc' ? 'cdc' : variant.table]!;
+      const relay =
+        variant.kind === 'cdc'
+          ? await startCdcRelay(ctx, schema.name, topic)
+          : withPid(
+              await startWorker('publishers/child.ts', {
+                kind: variant.kind,
+                databaseUrl: ctx.databaseUrl,
+                schema: schema.name,
+                brokers: ctx.kafkaBrokers,
+                topic,
+                ...(variant.kind === 'ours' ? { ours: { sharded: true, listen: true } } : {}),
+              } satisfies PublisherSpec),
+            );
       relay.send({ type: 'go' });
       try {
+        if (variant.kind === 'cdc') {
+          // Connect's JVM has just started: a warm-up load, not measured, so that the
+          // first rate does not pay for class loading and the JIT (ours' producer
+          // warms up in its child before "go" too).
+          const warm: WriteRun = { schema: schema.name, table: variant.table, rate: 500, seconds };
+          await writer!.request<WriteResult>({ type: 'run', run: warm });
+          await new Promise((r) => setTimeout(r, waitSeconds * 1000));
+        }
         for (const rate of RATES) {
           runIndex += 1;
           await resetOutbox(schema, variant.table, runIndex);
           await consumer!.request({ type: 'collect' });
           const run: WriteRun = { schema: schema.name, table: variant.table, rate, seconds };
+          const cpuBefore = cpuSnapshot({ relay: [relay.pid] });
           const written = await writer!.request<WriteResult>({ type: 'run', run });
           const deadline = performance.now() + waitSeconds * 1000;
           while (performance.now() < deadline) {
@@ -126,10 +158,11 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
             await new Promise((r) => setTimeout(r, 100));
           }
           const got = await consumer!.request<Collected>({ type: 'collect' });
-          const sample = join(round, written, got);
+          const relayCpu = cpuUse(cpuBefore, cpuSnapshot({ relay: [relay.pid] })).relay ?? 0;
+          const sample = { ...join(round, written, got), relayCpu, relayRssMb: rssMb(relay.pid) };
           (runs[`${variant.key}@${rate}`] ??= []).push(sample);
           ctx.progress(
-            `latency round ${round}/${ctx.rounds} ${variant.key} @ ${fmt(rate)}/s: wrote ${fmt(sample.writeRate)}/s, delivered ${fmt(sample.delivered)}/${fmt(sample.committed)}, p50 ${fmtMs(sample.p[50])} p99 ${fmtMs(sample.p[99])} max ${fmtMs(sample.p[100])}; legs p50: →produce ${fmt(sample.legs.toProduce)} →consumer ${fmt(sample.legs.toConsumer)} →commit ${fmt(sample.legs.toCommit)} ms`,
+            `latency round ${round}/${ctx.rounds} ${variant.key} @ ${fmt(rate)}/s: wrote ${fmt(sample.writeRate)}/s, delivered ${fmt(sample.delivered)}/${fmt(sample.committed)}, p50 ${fmtMs(sample.p[50])} p99 ${fmtMs(sample.p[99])} max ${fmtMs(sample.p[100])}; relay CPU ${fmt(relayCpu)}% RSS ${fmt(sample.relayRssMb)} MB; legs p50: →produce ${fmt(sample.legs.toProduce)} →consumer ${fmt(sample.legs.toConsumer)} →commit ${fmt(sample.legs.toCommit)} ms`,
           );
         }
       } finally {
@@ -154,13 +187,27 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
       const delivered = r.reduce((n, s) => n + s.delivered, 0);
       const committed = r.reduce((n, s) => n + s.committed, 0);
       const writeRate = summarize(r.map((s) => s.writeRate));
-      results.push({ key: v.key, rate, p, delivered, committed, writeRate, runs: r });
+      const relayCpu = summarize(r.map((s) => s.relayCpu));
+      const relayRssMb = summarize(r.map((s) => s.relayRssMb));
+      results.push({
+        key: v.key,
+        rate,
+        p,
+        delivered,
+        committed,
+        writeRate,
+        relayCpu,
+        relayRssMb,
+        runs: r,
+      });
       rows.push([
         fmt(rate),
         v.label,
         fmt(writeRate.median),
         ...PERCENTILES.map((q) => `${fmtMs(p[q].median)} (${fmtMs(p[q].min)}–${fmtMs(p[q].max)})`),
         `${fmt((delivered / Math.max(1, committed)) * 100, 1)}%`,
+        fmt(relayCpu.median),
+        fmt(relayRssMb.median),
       ]);
     }
   }
@@ -175,6 +222,8 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
       'p99 ms',
       'max ms',
       `consumed within ${waitSeconds} s`,
+      'relay CPU %',
+      'relay RSS MB',
     ],
     rows,
   );
@@ -192,6 +241,34 @@ export async function benchLatency(ctx: BenchContext): Promise<ScenarioResult> {
   };
 }
 
+/**
+ * Kafka Connect with the Debezium outbox connector on `schema`, as a relay the round
+ * starts and stops like the others. Its slot is created at start (no snapshot: only
+ * rows committed after it are published) and dropped at stop, with its offsets.
+ */
+async function startCdcRelay(ctx: BenchContext, schema: string, topic: string): Promise<Relay> {
+  const opts = { log: (line: string) => ctx.progress(line) };
+  const { pid } = await startConnect({ ...opts, schema, topic });
+  return { pid, send: () => undefined, stop: () => stopConnect(opts) };
+}
+
+/** What a round needs of its relay, whichever it is. */
+type Relay = Pick<Worker, 'send' | 'stop'> & { pid: number };
+
+function withPid(worker: Worker): Relay {
+  return { pid: worker.child.pid ?? 0, send: (m) => worker.send(m), stop: () => worker.stop() };
+}
+
+/** Resident memory of a process (MB), 0 once it is gone. */
+function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** An empty outbox whose next ids cannot collide with an earlier run's. */
 async function resetOutbox(schema: BenchSchema, table: TableKind, runIndex: number): Promise<void> {
   await schema.pool.query('TRUNCATE outbox');
@@ -200,7 +277,11 @@ async function resetOutbox(schema: BenchSchema, table: TableKind, runIndex: numb
   }
 }
 
-function join(round: number, written: WriteResult, got: Collected): RunSample {
+function join(
+  round: number,
+  written: WriteResult,
+  got: Collected,
+): Omit<RunSample, 'relayCpu' | 'relayRssMb'> {
   const consumedAt = new Map<string, number>();
   const index = new Map<string, number>();
   got.ids.forEach((id, i) => {
