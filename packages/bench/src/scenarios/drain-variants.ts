@@ -6,7 +6,8 @@ export interface DrainVariant {
   key: string;
   label: string;
   table: TableKind;
-  kind: PublisherSpec['kind'];
+  /** A relay process of ours, or Kafka Connect with Debezium's outbox connector. */
+  kind: PublisherSpec['kind'] | 'cdc';
   replicas: number;
   sharded?: boolean;
   /** Too slow to drain the backlog in the run's budget: stopped at the cap. */
@@ -73,6 +74,15 @@ export const DRAIN_VARIANTS: DrainVariant[] = [
     kind: 'ours',
     replicas: 2,
     sharded: false,
+  },
+  // The seed's alternative after Connect was down: the backlog is in the WAL its slot
+  // kept; the clock runs from the restart (JVM start included) to the last message.
+  {
+    key: 'cdc',
+    label: 'Debezium CDC, restarted after being down (start-up included)',
+    table: 'ours',
+    kind: 'cdc',
+    replicas: 1,
   },
   {
     key: 'ours-1-sharded-b2000',

@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import { startConnect, stopConnect, terminate } from '@outbox/dev-stack';
 import { pick, type BenchContext, type ScenarioResult } from '../env/context.ts';
 import { createSchema, settle, type BenchSchema } from '../env/db.ts';
 import { cpuSnapshot, cpuUse } from '../env/cpu.ts';
@@ -61,9 +62,15 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
   const kafka = kafkaClient(ctx.kafkaBrokers, 'bench-drain');
   await createTopic(kafka, topic);
   const schemas: Partial<Record<TableKind, BenchSchema>> = {};
+  // Its own schema: the connector's slot must not see the other variants' backlogs.
+  let cdcSchema: BenchSchema | undefined;
   const runs: Record<string, RunSample[]> = Object.fromEntries(variants.map((v) => [v.key, []]));
   try {
     schemas.ours = await createSchema(ctx.databaseUrl, 'bench_drain_ours');
+    if (variants.some((v) => v.kind === 'cdc')) {
+      cdcSchema = await createSchema(ctx.databaseUrl, 'bench_drain_cdc');
+      await saveBacklog(cdcSchema.pool, 'ours', backlog);
+    }
     schemas.seed = await createSchema(ctx.databaseUrl, 'bench_drain_seed', { migrated: false });
     await schemas.seed.pool.query(SEED_DDL);
     schemas.peer = await createSchema(ctx.databaseUrl, 'bench_drain_peer', { migrated: false });
@@ -74,11 +81,16 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
 
     await alternate(ctx.rounds, variants, async (variant, round) => {
       const schema = schemas[variant.table]!;
-      const sample = await drainOnce(ctx, kafka, schema, variant, {
+      const limits = {
         backlog,
         capSeconds: variant.slow ? capSeconds : DRAIN_TIMEOUT_SECONDS,
         topic,
-      });
+      };
+      const { kind } = variant;
+      const sample =
+        kind === 'cdc'
+          ? await drainCdcOnce(ctx, kafka, cdcSchema!, limits)
+          : await drainOnce(ctx, kafka, schema, { ...variant, kind }, limits);
       runs[variant.key]!.push({ round, ...sample });
       ctx.progress(
         `drain round ${round}/${ctx.rounds} ${variant.key}: ${fmt(sample.sent)} sent in ${fmt(sample.seconds, 1)} s = ${fmt(sample.rate)} events/s${sample.drained ? '' : ' (capped)'}`,
@@ -86,6 +98,7 @@ export async function benchDrain(ctx: BenchContext): Promise<ScenarioResult> {
     });
   } finally {
     for (const s of Object.values(schemas)) await s?.drop();
+    await cdcSchema?.drop();
     await deleteTopics(kafka, prefix).catch(() => undefined);
   }
 
@@ -139,7 +152,7 @@ async function drainOnce(
   ctx: BenchContext,
   kafka: Kafka,
   schema: BenchSchema,
-  variant: DrainVariant,
+  variant: DrainVariant & { kind: PublisherSpec['kind'] },
   { backlog, capSeconds, topic }: { backlog: number; capSeconds: number; topic: string },
 ): Promise<Omit<RunSample, 'round'>> {
   const pool = schema.pool;
@@ -213,6 +226,54 @@ async function drainOnce(
   const sent = backlog - left;
   const produced = (await topicSize(kafka, topic)) - before;
   return { sent, seconds, drained, rate: sent / seconds, produced, cpu };
+}
+
+/**
+ * Debezium after an outage: Connect starts (creating the slot) and is stopped with the
+ * slot kept, the backlog is inserted while it is down, then it is started again and
+ * the clock runs until the backlog is on the topic. Drained means published here (the
+ * confirmer's marks would follow a second later); the slot is dropped at the end.
+ */
+async function drainCdcOnce(
+  ctx: BenchContext,
+  kafka: Kafka,
+  schema: BenchSchema,
+  { backlog, capSeconds, topic }: { backlog: number; capSeconds: number; topic: string },
+): Promise<Omit<RunSample, 'round'>> {
+  const opts = { log: (line: string) => ctx.progress(`  cdc: ${line}`) };
+  const connect = { ...opts, schema: schema.name, topic };
+  const first = await startConnect(connect);
+  // Down, not stopped: stopConnect would drop the slot that keeps the WAL.
+  await terminate(first.pid, { signal: 'SIGTERM', group: true, timeoutMs: 20_000 });
+  await restoreBacklog(schema.pool, 'ours');
+  await settle(schema.pool, ctx.quick, 'outbox');
+  const before = await topicSize(kafka, topic);
+  const t0 = performance.now();
+  let cpu: Record<string, number> = {};
+  let produced = 0;
+  let seconds = 0;
+  try {
+    const again = await startConnect(connect);
+    const groups = { kafka: ctx.kafkaPid ? [ctx.kafkaPid] : [], publishers: [again.pid] };
+    const cpu0 = cpuSnapshot(groups);
+    ctx.progress(`  cdc: Connect running again after ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    let lastReport = performance.now();
+    for (;;) {
+      produced = (await topicSize(kafka, topic)) - before;
+      seconds = (performance.now() - t0) / 1000;
+      if (produced >= backlog || seconds >= capSeconds) break;
+      if (performance.now() - lastReport > 5_000) {
+        lastReport = performance.now();
+        ctx.progress(`  cdc: ${fmt(produced)} of ${fmt(backlog)} on the topic`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    cpu = cpuUse(cpu0, cpuSnapshot(groups));
+  } finally {
+    await stopConnect(opts);
+  }
+  const sent = Math.min(produced, backlog);
+  return { sent, seconds, drained: produced >= backlog, rate: sent / seconds, produced, cpu };
 }
 
 async function countPending(pool: BenchSchema['pool'], pending: string): Promise<number> {
