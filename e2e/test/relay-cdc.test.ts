@@ -26,9 +26,10 @@ describe('Relay: polling worker | Debezium CDC', () => {
       .poll(() => page.getByTestId('cdc-task').getAttribute('data-state'), slow)
       .toBe('RUNNING');
     await screenshot('relay-cdc-running', { height: 1900 });
-    await page
-      .getByTestId('cdc-panel')
-      .screenshot({ path: join(SCREENSHOT_DIR, 'relay-cdc-panel.png') });
+    await expect
+      .poll(() => page.getByTestId('cdc-comparison').innerText())
+      .toContain('NOTIFY at COMMIT');
+    await page.locator('#cdc').screenshot({ path: join(SCREENSHOT_DIR, 'relay-cdc-panel.png') });
 
     await page.getByRole('button', { name: 'Kill Kafka Connect mid-stream' }).click();
     await expect

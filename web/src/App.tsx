@@ -2,6 +2,7 @@ import { MAX_TRAFFIC_RATE } from '@outbox/dashboard-api/contract';
 import { useState } from 'react';
 import { useDashboardState } from './api/queries.ts';
 import { useLiveStats } from './api/use-live-stats.ts';
+import { CdcComparison } from './components/CdcComparison.tsx';
 import { CdcPanel } from './components/CdcPanel.tsx';
 import { ConsumerGroupPanel } from './components/ConsumerGroupPanel.tsx';
 import { Controls } from './components/Controls.tsx';
@@ -141,6 +142,7 @@ export function App() {
                 subtitle="The replication slot Kafka Connect reads, from pg_replication_slots, and the connector task from Connect's REST API."
               >
                 <CdcPanel cdc={stats.cdc} publishPerSecond={stats.rates.publishPerSecond} />
+                <CdcComparison />
               </Panel>
             ) : null}
             <Panel id="journey" title="Order journey">

@@ -9,3 +9,4 @@ export { SCENARIOS } from './seed-scenarios.ts';
 export { FAILURE_POINTS } from './failure-points.ts';
 export * from './scenario-table.ts';
 export * from './failure-extras.ts';
+export * from './cdc-comparison.ts';
