@@ -20,3 +20,32 @@ export function ensurePgbench(progress: (line: string) => void): void {
     throw new Error('pgbench still missing after installing postgresql-client');
   }
 }
+
+/** The order + outbox transaction, as pgbench runs it (the wake-up and wal scenarios). */
+export const ORDER_OUTBOX_SCRIPT = `\\set uid random(1, 1000000)
+BEGIN;
+INSERT INTO bench_orders (user_id, sku, quantity) VALUES (:uid, 'sku-1', 1);
+INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
+  VALUES ('order', :uid, 'OrderCreated', '{"orderId":"0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f","userId":42,"sku":"sku-1","quantity":1,"seq":1,"source":"api"}', '{"correlationId":"c"}');
+END;
+`;
+
+/** One pgbench run of `script` in `schema`: transactions per second and how many ran. */
+export function runPgbench(
+  databaseUrl: string,
+  schema: string,
+  script: string,
+  seconds: number,
+  clients: number,
+): { tps: number; transactions: number } {
+  const result = spawnSync(
+    'pgbench',
+    ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', script, databaseUrl],
+    { encoding: 'utf8', env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` } },
+  );
+  const tps = /tps = ([\d.]+)/.exec(result.stdout);
+  const done = /number of transactions actually processed: (\d+)/.exec(result.stdout);
+  if (result.status !== 0 || !tps || !done)
+    throw new Error(`pgbench failed (${result.status}): ${result.stderr || result.stdout}`);
+  return { tps: Number(tps[1]), transactions: Number(done[1]) };
+}

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrateLab } from '@outbox/lab';
 import type { BenchContext, ScenarioResult } from '../env/context.ts';
-import { ensurePgbench } from '../env/pgbench.ts';
+import { ensurePgbench, ORDER_OUTBOX_SCRIPT, runPgbench } from '../env/pgbench.ts';
 import { fmt, summarize, type Summary } from '../stats.ts';
 
 /**
@@ -24,14 +23,6 @@ export interface WakeupResult {
 }
 
 const VARIANTS = ['none', 'seed', 'ours', 'ours-idle'] as const;
-
-const SCRIPT = `\\set uid random(1, 1000000)
-BEGIN;
-INSERT INTO bench_orders (user_id, sku, quantity) VALUES (:uid, 'sku-1', 1);
-INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
-  VALUES ('order', :uid, 'OrderCreated', '{"orderId":"0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f","userId":42,"sku":"sku-1","quantity":1,"seq":1,"source":"api"}', '{"correlationId":"c"}');
-END;
-`;
 
 async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]): Promise<string> {
   const schema = `bench_wakeup_${variant.replace('-', '_')}`;
@@ -63,25 +54,6 @@ async function prepare(databaseUrl: string, variant: (typeof VARIANTS)[number]):
   return schema;
 }
 
-function pgbench(
-  databaseUrl: string,
-  schema: string,
-  scriptFile: string,
-  seconds: number,
-  clients: number,
-): number {
-  const result = spawnSync(
-    'pgbench',
-    ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', scriptFile, databaseUrl],
-    { encoding: 'utf8', env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` } },
-  );
-  const match = /tps = ([\d.]+)/.exec(result.stdout);
-  if (result.status !== 0 || !match) {
-    throw new Error(`pgbench failed (${result.status}): ${result.stderr || result.stdout}`);
-  }
-  return Number(match[1]);
-}
-
 /** Runs the three variants alternately, `rounds` times each. */
 export async function benchWakeup(
   databaseUrl: string,
@@ -90,7 +62,7 @@ export async function benchWakeup(
   ensurePgbench(progress);
   const dir = mkdtempSync(join(tmpdir(), 'outbox-bench-'));
   const scriptFile = join(dir, 'order-outbox.sql');
-  writeFileSync(scriptFile, SCRIPT);
+  writeFileSync(scriptFile, ORDER_OUTBOX_SCRIPT);
   const schemas = Object.fromEntries(
     await Promise.all(VARIANTS.map(async (v) => [v, await prepare(databaseUrl, v)] as const)),
   ) as Record<(typeof VARIANTS)[number], string>;
@@ -111,7 +83,7 @@ export async function benchWakeup(
   try {
     for (let round = 1; round <= rounds; round += 1) {
       for (const variant of VARIANTS) {
-        const tps = pgbench(databaseUrl, schemas[variant], scriptFile, seconds, clients);
+        const { tps } = runPgbench(databaseUrl, schemas[variant], scriptFile, seconds, clients);
         samples[variant]!.push(tps);
         progress(`wake-up round ${round}/${rounds} ${variant}: ${fmt(tps)} tx/s`);
       }

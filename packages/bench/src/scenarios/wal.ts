@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import pg from 'pg';
 import { restartPostgres, type WalLevel } from '@outbox/dev-stack';
 import type { BenchContext, ScenarioResult } from '../env/context.ts';
 import { createSchema } from '../env/db.ts';
-import { ensurePgbench } from '../env/pgbench.ts';
+import { ensurePgbench, ORDER_OUTBOX_SCRIPT, runPgbench } from '../env/pgbench.ts';
 import { markdownTable } from '../report/table.ts';
 import { fmt, spread, summarize } from '../stats.ts';
 
@@ -21,14 +20,6 @@ import { fmt, spread, summarize } from '../stats.ts';
  */
 const LEVELS: WalLevel[] = ['logical', 'replica'];
 
-const SCRIPT = `\\set uid random(1, 1000000)
-BEGIN;
-INSERT INTO bench_orders (user_id, sku, quantity) VALUES (:uid, 'sku-1', 1);
-INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
-  VALUES ('order', :uid, 'OrderCreated', '{"orderId":"0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f","userId":42,"sku":"sku-1","quantity":1,"seq":1,"source":"api"}', '{"correlationId":"c"}');
-END;
-`;
-
 interface Sample {
   level: WalLevel;
   round: number;
@@ -41,7 +32,7 @@ export async function benchWal(ctx: BenchContext): Promise<ScenarioResult> {
   const seconds = ctx.quick ? 2 : 10;
   const clients = 8;
   const script = join(mkdtempSync(join(tmpdir(), 'outbox-bench-wal-')), 'order-outbox.sql');
-  writeFileSync(script, SCRIPT);
+  writeFileSync(script, ORDER_OUTBOX_SCRIPT);
   const slots = await logicalSlots(ctx.databaseUrl);
   if (slots.length > 0)
     throw new Error(
@@ -58,7 +49,7 @@ export async function benchWal(ctx: BenchContext): Promise<ScenarioResult> {
         const url = await restartPostgres({ mode: 'fast', walLevel: level, log: () => undefined });
         await assertWalLevel(url, level);
         const lsn0 = await walLsn(url);
-        const { tps, transactions } = pgbench(url, schema.name, script, seconds, clients);
+        const { tps, transactions } = runPgbench(url, schema.name, script, seconds, clients);
         const walBytes = await walBytesSince(url, lsn0);
         const sample = { level, round, txPerSecond: tps, walBytesPerTx: walBytes / transactions };
         samples.push(sample);
@@ -96,19 +87,6 @@ export async function benchWal(ctx: BenchContext): Promise<ScenarioResult> {
       { label: 'logical / replica tx/s', value: tps('logical').median / replica, target: 0.9 },
     ],
   };
-}
-
-function pgbench(url: string, schema: string, script: string, seconds: number, clients: number) {
-  const result = spawnSync(
-    'pgbench',
-    ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', script, url],
-    { encoding: 'utf8', env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` } },
-  );
-  const tps = /tps = ([\d.]+)/.exec(result.stdout);
-  const done = /number of transactions actually processed: (\d+)/.exec(result.stdout);
-  if (result.status !== 0 || !tps || !done)
-    throw new Error(`pgbench failed (${result.status}): ${result.stderr || result.stdout}`);
-  return { tps: Number(tps[1]), transactions: Number(done[1]) };
 }
 
 async function query<T>(url: string, text: string, values: unknown[] = []): Promise<T> {
