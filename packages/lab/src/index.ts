@@ -31,6 +31,9 @@ export { audit, type AuditReport, type AuditOptions } from './demo/auditor.ts';
 export { demoTopics, demoTopicSpecs, type TopicSpec } from './demo/topics.ts';
 export {
   readRelayMode,
+  relayModeFrom,
+  RELAY_SETTING_KEYS,
+  writeDemoSetting,
   requestRelay,
   recordActiveRelay,
   recordRelayPhase,

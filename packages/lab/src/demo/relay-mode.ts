@@ -39,12 +39,20 @@ export interface RelayMode {
 
 const POLLING: ActiveRelay = { relay: 'polling' };
 
+/** The demo_settings keys of the relay (a caller reading more settings adds them to its query). */
+export const RELAY_SETTING_KEYS = ['relay_wanted', 'relay_active', 'relay_phase'] as const;
+
 /** The relay settings; no row (a fresh schema, a reset) means the polling relay. */
 export async function readRelayMode(pool: Pool): Promise<RelayMode> {
   const { rows } = await pool.query<{ key: string; value: unknown }>(
-    `SELECT key, value FROM demo_settings WHERE key IN ('relay_wanted', 'relay_active', 'relay_phase')`,
+    'SELECT key, value FROM demo_settings WHERE key = ANY($1::text[])',
+    [RELAY_SETTING_KEYS],
   );
-  const byKey = new Map(rows.map((r) => [r.key, r.value]));
+  return relayModeFrom(new Map(rows.map((r) => [r.key, r.value])));
+}
+
+/** The relay settings from demo_settings rows already read (key → value). */
+export function relayModeFrom(byKey: ReadonlyMap<string, unknown>): RelayMode {
   const wanted = relayKindSchema.safeParse(byKey.get('relay_wanted'));
   const active = activeRelaySchema.safeParse(byKey.get('relay_active'));
   const phase = relayPhaseSchema.safeParse(byKey.get('relay_phase') ?? null);
@@ -57,20 +65,24 @@ export async function readRelayMode(pool: Pool): Promise<RelayMode> {
 
 /** Asks for a relay (the dashboard, the chaos CLI); the demo's handover carries it out. */
 export async function requestRelay(pool: Pool, kind: RelayKind): Promise<void> {
-  await writeSetting(pool, 'relay_wanted', relayKindSchema.parse(kind));
+  await writeDemoSetting(pool, 'relay_wanted', relayKindSchema.parse(kind));
 }
 
 /** The handover's record of which relay publishes now (the workers follow it). */
 export async function recordActiveRelay(pool: Pool, active: ActiveRelay): Promise<void> {
-  await writeSetting(pool, 'relay_active', activeRelaySchema.parse(active));
+  await writeDemoSetting(pool, 'relay_active', activeRelaySchema.parse(active));
 }
 
 /** The handover's current step, shown by the dashboard; null when settled. */
 export async function recordRelayPhase(pool: Pool, phase: string | null): Promise<void> {
-  await writeSetting(pool, 'relay_phase', phase);
+  await writeDemoSetting(pool, 'relay_phase', phase);
 }
 
-async function writeSetting(pool: Pool, key: string, value: unknown): Promise<void> {
+/**
+ * Upserts one demo setting (the dashboard's, the demo's); the table's trigger notifies
+ * the services that follow settings at once.
+ */
+export async function writeDemoSetting(pool: Pool, key: string, value: unknown): Promise<void> {
   await pool.query(
     `INSERT INTO demo_settings (key, value, updated_at) VALUES ($1, $2::jsonb, now())
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,

@@ -1,5 +1,5 @@
 import { readSlotLag } from '@outbox/core';
-import { readRelayMode } from '@outbox/lab';
+import type { ActiveRelay } from '@outbox/lab';
 import type { Pool } from 'pg';
 import type { CdcView } from '../contract.ts';
 
@@ -7,12 +7,12 @@ import type { CdcView } from '../contract.ts';
 const CONNECT_TIMEOUT_MS = 1_000;
 
 /**
- * What the CDC panel shows while Debezium publishes (null otherwise): the slot's lag
+ * What the CDC panel shows while Debezium publishes (`active`, read with the settings
+ * of the same tick; null otherwise, without a query): the slot's lag
  * and retained WAL (core's readSlotLag: under CDC nobody sets sent_at at publish time,
  * the slot is the truth) and the connector task's state from Connect's REST API.
  */
-export async function readCdcView(pool: Pool): Promise<CdcView | null> {
-  const { active } = await readRelayMode(pool);
+export async function readCdcView(pool: Pool, active: ActiveRelay): Promise<CdcView | null> {
   if (active.relay !== 'cdc') return null;
   const [slot, task] = await Promise.all([
     readSlotLag(pool, active.slot),

@@ -1,7 +1,7 @@
 import { backoffMs, type Logger } from '@outbox/core';
 import type { Pool } from 'pg';
 import { CONTRACT_VERSION, type FeedEvent, type StatsMessage } from '../contract.ts';
-import { readSettings } from '../settings/settings.ts';
+import { readSettingsAndRelay } from '../settings/settings.ts';
 import { readCdcView } from './cdc.ts';
 import { DeadLettersTail } from './dead-letters.ts';
 import { DeliveriesTail } from './deliveries.ts';
@@ -206,8 +206,7 @@ export class StatsEngine {
       timed('published', this.published.next()),
       timed('outboxGauges', outboxGauges(pool)),
       timed('processes', readProcesses(pool)),
-      timed('settings', readSettings(pool)),
-      timed('cdc', readCdcView(pool)),
+      timed('settings', readSettingsAndRelay(pool)),
     ]);
     // Each tail has moved past what it read, even if another part failed: hand on
     // what crosses parts (and the feed lines) before giving up on this tick.
@@ -229,15 +228,16 @@ export class StatsEngine {
       throw failed.reason;
     }
     // The orders part moved OrdersWithoutEvents itself: its set is read below.
-    const [dR, dlR, rR, , pR, gR, prR, sR, cR] = settled;
+    const [dR, dlR, rR, , pR, gR, prR, sR] = settled;
     const deliveries = fulfilled(dR);
     const deadLetters = fulfilled(dlR);
     const doubled = fulfilled(rR);
     const published = fulfilled(pR);
     const gauges = fulfilled(gR);
     const procs = fulfilled(prR);
-    const settings = fulfilled(sR);
-    const cdc = fulfilled(cR);
+    const { settings, relay } = fulfilled(sR);
+    // After the settings: the slot and Connect are read only while Debezium publishes.
+    const cdc = await timed('cdc', readCdcView(pool, relay.active));
     const phantoms = await timed('phantoms', this.phantoms.next());
     this.lastTickParts = parts;
 
