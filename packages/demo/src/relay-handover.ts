@@ -13,7 +13,6 @@ import {
   connectState,
   startConnect,
   stopConnect,
-  terminate,
   type ConnectEndpoints,
   type StackOptions,
 } from '@outbox/dev-stack';
@@ -145,7 +144,7 @@ export async function followRelayHandover(options: RelayHandoverOptions): Promis
     if (points.isActive(FailurePoint.connectDown)) {
       if (state) {
         log('relay       connect.down: stopping Kafka Connect; the slot keeps the WAL');
-        await terminate(state.pid, { signal: 'SIGTERM', group: true, timeoutMs: 20_000 });
+        await stopConnect(options.stack, { keepSlot: true });
       }
       return;
     }

@@ -131,15 +131,23 @@ export async function startConnect(opts: ConnectOptions = {}): Promise<ConnectEn
  * Stops Connect (SIGTERM, SIGKILL after 20 s) and drops its replication slot, its
  * publication and its offsets file. A slot left behind holds WAL for ever: the
  * server cannot recycle a segment the slot has not confirmed.
+ *
+ * `keepSlot`: Connect is only down (an outage, on purpose). The slot keeps the WAL
+ * since its confirmed position, the offsets file and the recorded state stay, and the
+ * next startConnect resumes from them.
  */
-export async function stopConnect(opts: StackOptions = {}): Promise<void> {
+export async function stopConnect(
+  opts: StackOptions = {},
+  { keepSlot = false }: { keepSlot?: boolean } = {},
+): Promise<void> {
   const ctx = resolveContext(opts);
   const state = (await readState(ctx.paths.stateFile)).connect;
   if (!state) return;
   if (isPidAlive(state.pid)) {
     await terminate(state.pid, { signal: 'SIGTERM', group: true, timeoutMs: 20_000 });
-    ctx.log(`connect: stopped (pid ${state.pid})`);
+    ctx.log(`connect: stopped (pid ${state.pid})${keepSlot ? `, slot ${state.slot} kept` : ''}`);
   }
+  if (keepSlot) return;
   await dropSlot(ctx, state).catch((error: unknown) =>
     ctx.log(`connect: could not drop slot ${state.slot}: ${(error as Error).message}`),
   );

@@ -184,5 +184,4 @@ export {
 } from './connect.ts';
 export type { ConnectState } from './state.ts';
 export { commandLine, UsageError, type CommandLine } from './command-line.ts';
-export { terminate, type TerminateOptions } from './process.ts';
 export type { WalLevel } from './postgres.ts';

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { startConnect, stopConnect, terminate } from '@outbox/dev-stack';
+import { startConnect, stopConnect } from '@outbox/dev-stack';
 import { pick, type BenchContext, type ScenarioResult } from '../env/context.ts';
 import { createSchema, settle, type BenchSchema } from '../env/db.ts';
 import { cpuSnapshot, cpuUse } from '../env/cpu.ts';
@@ -242,9 +242,9 @@ async function drainCdcOnce(
 ): Promise<Omit<RunSample, 'round'>> {
   const opts = { log: (line: string) => ctx.progress(`  cdc: ${line}`) };
   const connect = { ...opts, schema: schema.name, topic };
-  const first = await startConnect(connect);
-  // Down, not stopped: stopConnect would drop the slot that keeps the WAL.
-  await terminate(first.pid, { signal: 'SIGTERM', group: true, timeoutMs: 20_000 });
+  await startConnect(connect);
+  // Down, with the slot kept: it holds the WAL of the backlog inserted next.
+  await stopConnect(opts, { keepSlot: true });
   await restoreBacklog(schema.pool, 'ours');
   await settle(schema.pool, ctx.quick, 'outbox');
   const before = await topicSize(kafka, topic);
