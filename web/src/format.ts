@@ -10,6 +10,18 @@ export const formatSeconds = (s: number): string =>
 export const formatClock = (iso: string | number): string =>
   new Date(iso).toLocaleTimeString('en-GB', { hour12: false });
 
+/** 1536 → "1.5 KiB": WAL sizes read better in binary units. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
 /** A UUID or long id cut to what a person can compare at a glance. */
 export const shortId = (id: string): string => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
 

@@ -1,17 +1,5 @@
 import type { CdcView } from '@outbox/dashboard-api/contract';
-import { formatCount } from '../format.ts';
-
-/** 1536 → "1.5 KiB": WAL sizes read better in binary units. */
-function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
-}
+import { formatBytes, formatCount } from '../format.ts';
 
 /**
  * While Debezium publishes: the replication slot is the relay's truth. Lag is the WAL
