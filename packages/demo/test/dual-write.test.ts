@@ -31,6 +31,9 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
 
   it('naive + network drop after commit loses events; outbox mode through a Kafka outage loses none', async () => {
     await points.arm(FailurePoint.naiveNetworkDropAfterCommit, { mode: 'times', times: 3 });
+    // order-api reads points from its cache (NOTIFY, or the 1 s refresh as a backstop):
+    // the first order must not arrive before it has seen the arm.
+    await sleep(1_500);
     const naive = await orders.createMany('naive', 8);
     // The order is committed, then the produce fails for real: 502 to the client.
     expect(naive.filter((r) => r.status === 502)).toHaveLength(3);
@@ -77,6 +80,8 @@ describe('dual-write failures, naive vs outbox (auditor)', () => {
     const before = await auditUntil(system, (r) => r.pending === 0);
     const restarts = system.supervisor.status().find((s) => s.name === 'order-api')!.restarts;
     await points.arm(FailurePoint.naiveCrashBeforeCommit, { mode: 'once' });
+    // As above: past order-api's cache refresh (CI once saw a 201 when the order came first).
+    await sleep(1_500);
     // The process dies after the broker's ack: the client sees the connection break.
     const crashed = await orders.create('naive');
     expect(crashed.status).toBe(0);
