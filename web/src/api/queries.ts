@@ -11,10 +11,12 @@ import {
   type FailurePointName,
   type OrderMode,
   type RelayKind,
-  type OutboxStatus,
 } from '@outbox/dashboard-api/contract';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pathWith } from './client.ts';
+import { keepsPageOf, type OutboxFilter } from './outbox-filter.ts';
+
+export type { OutboxFilter };
 
 const routes = API_ROUTES;
 
@@ -68,11 +70,6 @@ export function useRequeue() {
   );
 }
 
-export interface OutboxFilter {
-  status?: OutboxStatus;
-  aggregateId?: string;
-  cursor?: string;
-}
 
 /** One page of the outbox browser, newest first; the first page follows live. */
 export function useOutboxPage(filter: OutboxFilter) {
@@ -84,7 +81,10 @@ export function useOutboxPage(filter: OutboxFilter) {
     queryKey: ['outbox', filter],
     queryFn: () => api(outboxPageSchema, 'GET', `${routes.outbox.path}?${params.toString()}`),
     refetchInterval: filter.cursor ? false : 3_000,
-    placeholderData: keepPreviousData,
+    placeholderData: (previous, previousQuery) =>
+      keepsPageOf(previousQuery?.queryKey[1] as OutboxFilter | undefined, filter)
+        ? previous
+        : undefined,
   });
 }
 
