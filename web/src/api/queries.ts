@@ -70,7 +70,6 @@ export function useRequeue() {
   );
 }
 
-
 /** One page of the outbox browser, newest first; the first page follows live. */
 export function useOutboxPage(filter: OutboxFilter) {
   const params = new URLSearchParams({ limit: '15' });
