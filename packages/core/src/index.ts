@@ -21,6 +21,8 @@ export {
   type OutboxWriterOptions,
   type EventValidator,
   type AppendedEvent,
+  type AppendedWith,
+  type ChangeStatement,
 } from './outbox/writer.ts';
 export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from './relay/relay.ts';
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';

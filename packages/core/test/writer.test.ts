@@ -141,3 +141,82 @@ describe('OutboxWriter.append', () => {
     expect(rows[0].payload).toEqual(payload);
   });
 });
+
+describe('OutboxWriter.appendWith: the change and its events in one statement', () => {
+  let db: TestDb;
+  const writer = new OutboxWriter();
+  const event = (aggregateId: string) => ({
+    aggregateType: 'order',
+    aggregateId,
+    eventType: 'OrderCreated',
+    payload: { orderId: aggregateId },
+  });
+  // An order for a known sku only: the INSERT … SELECT finds no row for an unknown one.
+  const placeOrder = (id: string, sku: string) => ({
+    text: `INSERT INTO shop_orders (id, sku) SELECT $1, s.sku FROM skus s WHERE s.sku = $2 RETURNING id`,
+    values: [id, sku],
+  });
+
+  beforeEach(async () => {
+    db = await createTestDb();
+    await db.pool.query(
+      `CREATE TABLE skus (sku TEXT PRIMARY KEY);
+       INSERT INTO skus VALUES ('sku-1');
+       CREATE TABLE shop_orders (id TEXT PRIMARY KEY, sku TEXT NOT NULL)`,
+    );
+  });
+  afterEach(async () => db.close());
+
+  const rows = async () =>
+    (
+      await db.pool.query<{ orders: string[]; events: string[] }>(
+        `SELECT ARRAY(SELECT id FROM shop_orders ORDER BY id) AS orders,
+                ARRAY(SELECT aggregate_id || ':' || id FROM outbox ORDER BY id) AS events`,
+      )
+    ).rows[0];
+
+  it('writes the order and its events, in order, from a pool (no BEGIN of its own)', async () => {
+    const result = await writer.appendWith(db.pool, placeOrder('o1', 'sku-1'), [
+      event('o1'),
+      event('o1'),
+    ]);
+    expect(result.changed).toBe(1);
+    expect(result.events).toHaveLength(2);
+    const [first, second] = result.events.map((e) => BigInt(e.id));
+    expect(first! < second!).toBe(true);
+    expect(await rows()).toEqual({
+      orders: ['o1'],
+      events: result.events.map((e) => `o1:${e.id}`),
+    });
+  });
+
+  it('appends nothing when the change touched no row', async () => {
+    const result = await writer.appendWith(db.pool, placeOrder('o2', 'no-such-sku'), [event('o2')]);
+    expect(result).toEqual({ changed: 0, events: [] });
+    expect(await rows()).toEqual({ orders: [], events: [] });
+  });
+
+  it('leaves neither row when the change fails, nor when an event is refused', async () => {
+    await writer.appendWith(db.pool, placeOrder('o3', 'sku-1'), [event('o3')]);
+    // The same order id again: the change violates the primary key.
+    await expect(
+      writer.appendWith(db.pool, placeOrder('o3', 'sku-1'), [event('o3')]),
+    ).rejects.toThrow(/duplicate key/);
+    await expect(
+      writer.appendWith(db.pool, placeOrder('o4', 'sku-1'), [{ ...event('o4'), aggregateId: '' }]),
+    ).rejects.toBeInstanceOf(InvalidEventError);
+    const after = await rows();
+    expect(after?.orders).toEqual(['o3']);
+    expect(after?.events).toHaveLength(1);
+  });
+
+  it('joins the caller’s transaction when given one: a rollback undoes both', async () => {
+    await expect(
+      withTransaction(db.pool, async (c) => {
+        await writer.appendWith(c, placeOrder('o5', 'sku-1'), [event('o5')]);
+        throw new Error('the caller changes its mind');
+      }),
+    ).rejects.toThrow('the caller changes its mind');
+    expect(await rows()).toEqual({ orders: [], events: [] });
+  });
+});

@@ -14,7 +14,8 @@ import { ordersRouter } from './routes/orders.ts';
 
 /** Everything the app talks to; main.ts builds them, tests build real ones too. */
 export interface AppDeps {
-  config: Pick<AppConfig, 'DEFAULT_MODE' | 'BODY_LIMIT' | 'TOPIC_PREFIX'>;
+  config: Pick<AppConfig, 'DEFAULT_MODE' | 'BODY_LIMIT' | 'TOPIC_PREFIX'> &
+    Partial<Pick<AppConfig, 'WRITE_PATH'>>;
   pool: Pool;
   /** Connected producer for the naive mode (built by createKafka, through `network`). */
   producer: Producer;
@@ -76,7 +77,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     ordersRouter({
       pool: deps.pool,
-      createOrder: new CreateOrderHandler({ ...orderDeps, metrics }),
+      createOrder: new CreateOrderHandler({
+        ...orderDeps,
+        metrics,
+        writePath: deps.config.WRITE_PATH ?? 'statement',
+      }),
       transition: new TransitionHandler(orderDeps),
       defaultMode: deps.config.DEFAULT_MODE,
       bodyLimit: deps.config.BODY_LIMIT,

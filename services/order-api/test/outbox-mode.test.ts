@@ -2,15 +2,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDb, type TestDb } from './support/db.ts';
 import { createTopicPrefix, testKafka } from '@outbox/testkit';
+import { writePaths } from '../src/config.ts';
 
-describe('POST /orders in outbox mode', () => {
+// Both write paths (WRITE_PATH): one statement, and BEGIN … COMMIT; same answers.
+describe.each(writePaths)('POST /orders in outbox mode, WRITE_PATH=%s', (writePath) => {
   let db: TestDb;
   let app: TestApp;
 
   beforeEach(async () => {
     db = await createTestDb();
     const { prefix } = await createTopicPrefix(testKafka());
-    app = await startTestApp(db, prefix);
+    app = await startTestApp(db, prefix, { WRITE_PATH: writePath });
   });
   afterEach(async () => {
     await app.close();
@@ -57,6 +59,16 @@ describe('POST /orders in outbox mode', () => {
       `SELECT (SELECT xmin::text FROM orders) = (SELECT xmin::text FROM outbox) AS same`,
     );
     expect(xmin.rows[0]?.same).toBe(true);
+  });
+
+  it('answers 422 for an unknown sku and writes neither the order nor an event', async () => {
+    const res = await app.request('/orders', { json: { userId: 7, sku: 'no-such', quantity: 1 } });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: 'unknown sku' });
+    const { rows } = await db.pool.query<{ n: number }>(
+      'SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM outbox) AS n',
+    );
+    expect(Number(rows[0]?.n)).toBe(0);
   });
 
   it('marks traffic orders with source "traffic" and generates a correlation id', async () => {

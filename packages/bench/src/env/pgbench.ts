@@ -21,14 +21,29 @@ export function ensurePgbench(progress: (line: string) => void): void {
   }
 }
 
-/** The order + outbox transaction, as pgbench runs it (the wake-up and wal scenarios). */
-export const ORDER_OUTBOX_SCRIPT = `\\set uid random(1, 1000000)
+const OUTBOX_INSERT = `INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
+  VALUES ('order', :uid, 'OrderCreated', '{"orderId":"0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f","userId":42,"sku":"sku-1","quantity":1,"seq":1,"source":"api"}', '{"correlationId":"c"}')`;
+
+const orderOutboxScript = (outbox: string) => `\\set uid random(1, 1000000)
 BEGIN;
 INSERT INTO bench_orders (user_id, sku, quantity) VALUES (:uid, 'sku-1', 1);
-INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, headers)
-  VALUES ('order', :uid, 'OrderCreated', '{"orderId":"0f0e7c8a-3f7b-4a55-9a2c-6a1c2b3d4e5f","userId":42,"sku":"sku-1","quantity":1,"seq":1,"source":"api"}', '{"correlationId":"c"}');
+${outbox};
 END;
 `;
+
+/** The order + outbox transaction, as pgbench runs it (the wake-up and wal scenarios). */
+export const ORDER_OUTBOX_SCRIPT = orderOutboxScript(OUTBOX_INSERT);
+
+/**
+ * The same transaction the way Debezium's documentation suggests for CDC: the event row
+ * is deleted again before COMMIT. The WAL holds its INSERT (which the connector
+ * publishes; the router ignores the DELETE), the table stays empty, and no cleanup job
+ * runs, at the price of the delete in every writer's transaction.
+ */
+export const ORDER_OUTBOX_DELETE_SCRIPT = orderOutboxScript(
+  `${OUTBOX_INSERT} RETURNING id AS outbox_id \\gset
+DELETE FROM outbox WHERE id = :outbox_id`,
+);
 
 /** One pgbench run of `script` in `schema`: transactions per second and how many ran. */
 export function runPgbench(

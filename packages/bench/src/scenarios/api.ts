@@ -12,17 +12,21 @@ import { alternate, fmt, ratio, spread, summarize, type Summary } from '../stats
 /**
  * Scenario 5, API throughput: autocannon on `POST /orders`, alternating, 20 s each:
  *   plain  — the baseline server (src/baseline): same validation, a plain INSERT;
- *   outbox — the real order-api, outbox mode (order + event in one transaction);
+ *   outbox — the real order-api, outbox mode: order + event in one statement (its
+ *            default WRITE_PATH, core's appendWith), one round trip;
+ *   outbox-transaction — the same order-api with WRITE_PATH=transaction: BEGIN,
+ *            INSERT, INSERT, COMMIT (core's withTransaction + append), four round trips;
  *   naive  — the real order-api, naive mode (COMMIT, then produce to Kafka in the request).
  * No relay runs: this is the request path's cost. order-api is started as its tests
  * start it; the mode is chosen per request in the body.
  */
-type ApiVariant = 'plain' | 'outbox' | 'naive' | 'one-statement';
+type ApiVariant = 'plain' | 'outbox' | 'outbox-transaction' | 'naive' | 'one-statement';
 // 'one-statement' is for analysis only (--variant one-statement): see the baseline server.
-const DEFAULT_VARIANTS: ApiVariant[] = ['plain', 'outbox', 'naive'];
+const DEFAULT_VARIANTS: ApiVariant[] = ['plain', 'outbox', 'outbox-transaction', 'naive'];
 const LABELS: Record<ApiVariant, string> = {
   plain: 'plain insert, no outbox (baseline server)',
-  outbox: 'order-api, outbox mode',
+  outbox: 'order-api, outbox mode, one statement (WRITE_PATH=statement, the default)',
+  'outbox-transaction': 'order-api, outbox mode, BEGIN … COMMIT (WRITE_PATH=transaction)',
   naive: 'order-api, naive mode (Kafka in the request)',
   'one-statement': 'baseline server: order + outbox row in one statement (analysis)',
 };
@@ -50,9 +54,11 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
   let serviceSchema: BenchSchema | undefined;
   let plain: Worker | undefined;
   let service: ServiceProcess | undefined;
+  let serviceTx: ServiceProcess | undefined;
   const runs: Record<ApiVariant, ApiRun[]> = {
     plain: [],
     outbox: [],
+    'outbox-transaction': [],
     naive: [],
     'one-statement': [],
   };
@@ -75,19 +81,22 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
     } satisfies PlainServerSpec);
     const plainUrl = `http://127.0.0.1:${await plain.request<number>({ type: 'port' })}`;
     const profDir = process.env.BENCH_CPU_PROF_DIR;
+    const serviceEnv = {
+      DATABASE_URL: ctx.databaseUrl,
+      DATABASE_SCHEMA: serviceSchema.name,
+      KAFKA_BROKERS: ctx.kafkaBrokers.join(','),
+      TOPIC_PREFIX: prefix,
+    };
     service = await startService(
       'order-api',
-      {
-        DATABASE_URL: ctx.databaseUrl,
-        DATABASE_SCHEMA: serviceSchema.name,
-        KAFKA_BROKERS: ctx.kafkaBrokers.join(','),
-        TOPIC_PREFIX: prefix,
-      },
+      { ...serviceEnv, WRITE_PATH: 'statement' },
       profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
     );
+    serviceTx = await startService('order-api', { ...serviceEnv, WRITE_PATH: 'transaction' });
     const urls: Record<ApiVariant, string> = {
       plain: `${plainUrl}/orders`,
       outbox: `${service.url}/orders`,
+      'outbox-transaction': `${serviceTx.url}/orders`,
       naive: `${service.url}/orders`,
       'one-statement': `${plainUrl}/orders-one-statement`,
     };
@@ -99,7 +108,12 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
         variant === 'plain' || variant === 'one-statement' ? plainSchema! : serviceSchema!;
       await schema.pool.query('TRUNCATE orders, outbox, idempotency_keys');
       await settle(schema.pool, ctx.quick, 'orders', 'outbox');
-      const server = variant === 'outbox' || variant === 'naive' ? service! : plain!;
+      const server =
+        variant === 'outbox-transaction'
+          ? serviceTx!
+          : variant === 'outbox' || variant === 'naive'
+            ? service!
+            : plain!;
       const groups = {
         server: [server.child.pid!],
         autocannon: [process.pid],
@@ -121,6 +135,7 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
     });
   } finally {
     await service?.stop();
+    await serviceTx?.stop();
     await plain?.stop();
     await plainSchema?.drop();
     await serviceSchema?.drop();
@@ -160,7 +175,7 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
     chart: VARIANTS.map((v) => ({
       label: v,
       value: rps[v].median / rps.plain.median,
-      ...(v === 'outbox' ? { target: 0.8 } : {}),
+      ...(v === 'outbox' || v === 'outbox-transaction' ? { target: 0.8 } : {}),
     })),
   };
 }
@@ -203,6 +218,10 @@ function body(i: number, mode: ApiVariant): string {
     userId: 1 + (i % 100_000),
     sku: SKUS[i % SKUS.length],
     quantity: 1 + (i % 3),
-    ...(mode === 'outbox' || mode === 'naive' ? { mode } : {}),
+    ...(mode === 'outbox' || mode === 'outbox-transaction'
+      ? { mode: 'outbox' }
+      : mode === 'naive'
+        ? { mode }
+        : {}),
   });
 }
