@@ -22,6 +22,11 @@ const ALLOWED = [
   /^pg\.escapeLiteral\(/,
   /^q\(/, // ops: pg.escapeIdentifier under a short name
   /^(claimColumns|claimable|where|list|table)$/, // core claim fragments; ops replay WHERE of $n, column list, union
+  /^(INSERT_COLUMNS|select)$/, // core writer: its constant column list and its unnest SELECT of $n
+  /^p\(\d\)$/, // core writer: the $n placeholder of the i-th events' array
+  // core writer's appendWith: the caller's own statement text (its values are $n parameters,
+  // passed separately); the caller's SQL, not a value.
+  /^change\.text$/,
   /^values\.length \+ \d$/, // ops replay: the index of the next $n
   /^Math\.round\(/,
   /^reloptions\.join\(/, // ops: settings PostgreSQL itself printed, filtered by a strict pattern
