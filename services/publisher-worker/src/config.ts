@@ -21,6 +21,11 @@ export const configSchema = baseConfigSchema.extend({
   /** Divide the 64 shards among replicas (FIFO per aggregate). The failure point can turn it off. */
   SHARDED: envBoolean.default(true),
   BATCH_SIZE: z.coerce.number().int().positive().default(500),
+  /**
+   * Pipelined relay: lanes per replica, each a serial loop over its part of the shards,
+   * taking turns on the one producer (core's RelayOptions.lanes). 1 is the serial relay.
+   */
+  RELAY_LANES: z.coerce.number().int().min(1).max(8).default(1),
   /** Fallback poll when no NOTIFY arrives. */
   POLL_INTERVAL_MS: z.coerce.number().int().positive().default(DEFAULT_POLL_INTERVAL_MS),
   /** Cap of the wait after a failed tick (the wait itself reaches 1.2 × this). */

@@ -88,6 +88,7 @@ const relayOptions: RelaySwitchOptions['relay'] = {
   topics: { order: topics.orders },
   listen: pgConfig(config),
   batchSize: config.BATCH_SIZE,
+  lanes: config.RELAY_LANES,
   pollIntervalMs: config.POLL_INTERVAL_MS,
   failureBackoffMaxMs: config.FAILURE_BACKOFF_MAX_MS,
   memberTtlMs: config.MEMBER_TTL_MS,

@@ -8,6 +8,8 @@ export interface OursOptions {
   pollIntervalMs?: number;
   replicaId?: string;
   batchSize?: number;
+  /** Pipelined relay: lanes per replica (core's default 1, the serial relay). */
+  lanes?: number;
 }
 
 /** Ours: core's OutboxRelay with its defaults (batch 500, 5 s fallback poll). */
@@ -21,6 +23,7 @@ export function oursPublisher(deps: PublisherDeps, options: OursOptions): Publis
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.replicaId ? { replicaId: options.replicaId } : {}),
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    ...(options.lanes ? { lanes: options.lanes } : {}),
   });
   return {
     start: () => relay.start(),

@@ -14,6 +14,8 @@ export interface DrainVariant {
   slow?: boolean;
   /** Relay batch size, when not core's default (analysis variants). */
   batchSize?: number;
+  /** Lanes of the pipelined relay, when not core's default (1: serial). */
+  lanes?: number;
   /** Only run when picked with --variant (analysis, not part of the table). */
   extra?: boolean;
 }
@@ -50,6 +52,16 @@ export const DRAIN_VARIANTS: DrainVariant[] = [
     kind: 'ours',
     replicas: 1,
     sharded: true,
+  },
+  // The pipelined relay beside the serial one above, in the same run (issue 13).
+  {
+    key: 'ours-1-sharded-pipelined',
+    label: 'ours, 1 replica, sharded, pipelined (2 lanes)',
+    table: 'ours',
+    kind: 'ours',
+    replicas: 1,
+    sharded: true,
+    lanes: 2,
   },
   {
     key: 'ours-1-unsharded',

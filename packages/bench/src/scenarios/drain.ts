@@ -175,6 +175,7 @@ async function drainOnce(
                 listen: true,
                 replicaId: `${variant.key}-${i}`,
                 ...(variant.batchSize ? { batchSize: variant.batchSize } : {}),
+                ...(variant.lanes ? { lanes: variant.lanes } : {}),
               },
             }
           : {}),

@@ -21,6 +21,7 @@ import {
   rowsBatch,
   type RoutedRow,
 } from './publish.ts';
+import { laneCount, laneShards, SendTurn, type Lane } from './lanes.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
   awaitWritersInCommit,
@@ -79,6 +80,17 @@ export interface RelayOptions {
   memberTtlMs?: number;
   /** Divide the 64 shards among replicas (FIFO per aggregate with N replicas). Default true. */
   sharded?: boolean;
+  /**
+   * Pipelined relay: this replica's shards are divided among this many lanes, each a
+   * serial claim → produce → mark → commit loop on its own transaction, and the lanes
+   * take turns on the one producer (one send at a time): while one lane waits for
+   * Kafka's ack of its batch, another claims or marks its own. An aggregate lives in one
+   * shard, a shard in one lane, so a lane's failed batch never holds an aggregate of
+   * another lane's, and FIFO per aggregate holds as with one lane (see lanes.ts).
+   * Sharded relays only (an unsharded relay runs one lane). Default 1, today's serial
+   * relay; the measured gain is in packages/bench/RESULTS.md (relay drain).
+   */
+  lanes?: number;
   replicaId?: string;
   /** Failures of one row before it is dead-lettered (default 10). */
   maxAttempts?: number;
@@ -118,6 +130,7 @@ export class OutboxRelay {
       | 'failureBackoffMaxMs'
       | 'memberTtlMs'
       | 'sharded'
+      | 'lanes'
       | 'maxAttempts'
       | 'retryBaseSeconds'
       | 'retryMaxSeconds'
@@ -131,7 +144,9 @@ export class OutboxRelay {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
-  private readonly signal = new WakeSignal();
+  private readonly lanes: Lane[];
+  private idleLanes = 0;
+  private readonly sendTurn = new SendTurn();
   private producer: Producer;
   private lastCompletedTickAt: number | undefined;
 
@@ -147,6 +162,7 @@ export class OutboxRelay {
       }),
       batchSize: options.batchSize ?? 500,
       sharded: options.sharded ?? true,
+      lanes: (options.sharded ?? true) ? laneCount(options.lanes) : 1,
       maxAttempts: options.maxAttempts ?? 10,
       retryBaseSeconds: options.retryBaseSeconds ?? 1,
       retryMaxSeconds: options.retryMaxSeconds ?? 300,
@@ -154,6 +170,11 @@ export class OutboxRelay {
       shutdownTimeoutMs: options.shutdownTimeoutMs ?? 30_000,
     };
     this.log = (options.log ?? silentLogger).child({ replicaId: this.replicaId });
+    this.lanes = Array.from({ length: this.opts.lanes }, (_, index) => ({
+      index,
+      wake: new WakeSignal(),
+      waiting: undefined,
+    }));
     if (this.opts.sharded)
       this.assigner = new ShardAssigner(options.pool, {
         replicaId: this.replicaId,
@@ -167,7 +188,7 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.loop) return;
     await this.listener?.start();
-    this.loop = this.run();
+    this.loop = Promise.all(this.lanes.map((lane) => this.run(lane))).then(() => undefined);
   }
 
   /** When a tick last completed (epoch ms), undefined before the first: for /healthz. */
@@ -177,45 +198,73 @@ export class OutboxRelay {
 
   /** Cuts the current sleep short: something new is pending. */
   notify(): void {
-    this.signal.notify();
+    for (const lane of this.lanes) lane.wake.notify();
   }
 
-  private async run(): Promise<void> {
+  private async run(lane: Lane): Promise<void> {
     let failures = 0;
     while (!this.stopping) {
       let result: TickResult | undefined;
       try {
-        result = await this.tick();
+        result = await this.tickLane(lane);
         failures = 0;
       } catch (error) {
         // A failed tick rolled back: its rows are pending again. Never fatal.
         failures += 1;
         this.options.metrics?.publishErrors.inc({ kind: 'relay' });
-        this.log.error({ err: error, failures }, 'relay tick failed; backing off');
-        await this.sleep(backoffMs(failures, 250, this.opts.failureBackoffMaxMs));
+        this.log.error(
+          { err: error, failures, lane: lane.index },
+          'relay tick failed; backing off',
+        );
+        await this.idle(lane, 'backoff', () =>
+          lane.wake.sleep(backoffMs(failures, 250, this.opts.failureBackoffMaxMs)),
+        );
         continue;
       }
-      if (result.claimed > 0) continue;
-      if (!this.listener) {
-        await this.sleep(this.opts.pollIntervalMs);
+      if (result.claimed > 0) {
+        // Writers do not notify while this replica is awake: a lane that found nothing
+        // looks again after each batch of a busy one instead of waiting for the poll.
+        for (const other of this.lanes) if (other.waiting === 'idle') other.wake.notify();
         continue;
       }
-      // Ask writers for a NOTIFY, wait out those that decided without it, then look once
-      // more: a row committed by now is found, one committed later sends a notification.
-      try {
-        await this.markSleeping(true);
-        await this.options.pool.query(awaitWritersInCommit());
-        if ((await this.tick()).claimed > 0) {
-          await this.markSleeping(false);
-          continue;
-        }
-        await this.sleep(this.opts.pollIntervalMs);
-        await this.markSleeping(false);
-      } catch (error) {
-        this.log.warn({ err: error }, 'could not switch the wake-up flag; polling');
-        await this.sleep(this.opts.pollIntervalMs);
-      }
+      // Only the last lane to find nothing puts the replica to sleep; the others wait
+      // for a busy lane's nudge, a notification or the poll.
+      await this.idle(lane, 'idle', () =>
+        this.idleLanes === this.lanes.length
+          ? this.sleepUntilNotified(lane)
+          : lane.wake.sleep(this.opts.pollIntervalMs),
+      );
     }
+  }
+
+  /** Counts the lane as not relaying (found nothing, or backing off) while `wait` runs. */
+  private async idle(lane: Lane, why: Lane['waiting'], wait: () => Promise<void>): Promise<void> {
+    this.idleLanes += 1;
+    lane.waiting = why;
+    try {
+      await wait();
+    } finally {
+      lane.waiting = undefined;
+      this.idleLanes -= 1;
+    }
+  }
+
+  private async sleepUntilNotified(lane: Lane): Promise<void> {
+    if (!this.listener) return lane.wake.sleep(this.opts.pollIntervalMs);
+    // Ask writers for a NOTIFY, wait out those that decided without it, then look once
+    // more (every shard of the replica): a row committed by now is found, one committed
+    // later sends a notification.
+    try {
+      await this.markSleeping(true);
+      await this.options.pool.query(awaitWritersInCommit());
+      if ((await this.tick()).claimed === 0) await lane.wake.sleep(this.opts.pollIntervalMs);
+      await this.markSleeping(false);
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not switch the wake-up flag; polling');
+      await lane.wake.sleep(this.opts.pollIntervalMs);
+    }
+    // Awake again: so are the lanes that waited for a busy lane (there is none now).
+    for (const other of this.lanes) if (other !== lane) other.wake.notify();
   }
 
   /** See migrations 000003, 000006, 000007: writers notify only while some relay is asleep. */
@@ -229,15 +278,17 @@ export class OutboxRelay {
     );
   }
 
-  private sleep(ms: number): Promise<void> {
-    return this.signal.sleep(ms);
+  /** One claim → produce → mark → commit. Exposed for tests and for draining by hand. */
+  tick(): Promise<TickResult> {
+    return this.tickLane(undefined);
   }
 
-  /** One claim → produce → mark → commit. Exposed for tests and for draining by hand. */
-  async tick(): Promise<TickResult> {
+  /** A tick over the lane's shards, or over all of the replica's without a lane. */
+  private async tickLane(lane: Lane | undefined): Promise<TickResult> {
     const end = this.options.metrics?.tickDuration.startTimer();
     try {
-      const shards = this.assigner ? await this.assigner.shards() : undefined;
+      const all = this.assigner ? await this.assigner.shards() : undefined;
+      const shards = all && lane ? laneShards(all, lane.index, this.lanes.length) : all;
       const result = await withTransaction(this.options.pool, (client) =>
         this.relayBatch(client, shards),
       );
@@ -379,7 +430,12 @@ export class OutboxRelay {
     return new TopicUnavailableError(topics, cause);
   }
 
-  private async send(rows: RoutedRow[]): Promise<void> {
+  /** One send at a time on the producer, whichever lane asks (see SendTurn). */
+  private send(rows: RoutedRow[]): Promise<void> {
+    return this.sendTurn.run(() => this.sendNow(rows));
+  }
+
+  private async sendNow(rows: RoutedRow[]): Promise<void> {
     // After a send whose outcome is unknown (sendAcknowledged remembers it on the
     // producer, so a new relay on the same producer sees it too), kafkajs has wound the
     // sequence numbers back to those of a batch the broker may have appended: these
@@ -424,7 +480,7 @@ export class OutboxRelay {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true;
-      this.signal.close();
+      for (const lane of this.lanes) lane.wake.close();
       if (this.loop) {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<void>((resolve) => {
