@@ -184,4 +184,13 @@ export {
 } from './connect.ts';
 export type { ConnectState } from './state.ts';
 export { commandLine, UsageError, type CommandLine } from './command-line.ts';
+export {
+  ensurePrometheus,
+  findPrometheus,
+  prometheusConfig,
+  startPrometheus,
+  type PrometheusBinaries,
+  type PrometheusOptions,
+  type RunningPrometheus,
+} from './prometheus.ts';
 export type { WalLevel } from './postgres.ts';
