@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { openDashboard } from './support/browser.ts';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { openDashboard, SCREENSHOT_DIR } from './support/browser.ts';
 import {
   chartValue,
   failureButton,
@@ -11,7 +11,7 @@ import {
   within,
 } from './support/dashboard.ts';
 import { trackPages } from './support/spec.ts';
-import { resetSystem } from './support/system.ts';
+import { resetSystem, systemPool } from './support/system.ts';
 
 const publishedPerSecond = async (page: Parameters<typeof chartValue>[0]) =>
   Number(/^([\d.]+)/.exec(await chartValue(page, 'rates'))?.[1] ?? 0);
@@ -66,5 +66,65 @@ describe('the dashboard', () => {
     expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
     expect(box?.height ?? 0).toBeGreaterThanOrEqual(32);
     await screenshot('dashboard-phone');
+  });
+
+  it("shows each threshold's alert state from Prometheus, and links to the metric's graph", async () => {
+    const { page } = track(await openDashboard());
+    await expect.poll(() => page.getByTestId('connection').innerText(), within).toContain('live');
+    const state = (chart: 'pending' | 'lag') =>
+      page.getByTestId(`chart-${chart}-alert-state`).getAttribute('data-state');
+    // Nothing waits: Prometheus (the system's, scraping every process) says inactive.
+    await expect.poll(() => state('pending'), within).toBe('inactive');
+    await expect.poll(() => state('lag'), within).toBe('inactive');
+    const prometheus = inject('prometheusUrl');
+    for (const [chart, metric] of [
+      ['pending', 'outbox_pending'],
+      ['lag', 'outbox_lag_seconds'],
+    ] as const)
+      await expect(page.getByTestId(`chart-${chart}-graph`).getAttribute('href')).resolves.toBe(
+        `${prometheus}/graph?g0.expr=${metric}&g0.tab=0&g0.range_input=5m`,
+      );
+
+    await page
+      .locator('.charts')
+      .screenshot({ path: `${SCREENSHOT_DIR}dashboard-alerts-inactive.png` });
+
+    // 1,001 events that cannot leave yet (their retry is an hour away), created two
+    // minutes ago: over both of the seed's thresholds, pending > 1000 and lag > 60 s.
+    // The rules' `for:` is 2 s in this system, so both fire within seconds.
+    const pool = systemPool();
+    try {
+      await pool.query(
+        `INSERT INTO outbox (aggregate_type, aggregate_id, event_type, payload, created_at, next_attempt_at)
+         SELECT 'order', 'e2e-alert-' || i, 'OrderCreated', '{}'::jsonb,
+                now() - interval '2 minutes', now() + interval '1 hour'
+           FROM generate_series(1, 1001) i`,
+      );
+    } finally {
+      await pool.end();
+    }
+    await expect.poll(() => state('pending'), within).toBe('firing');
+    await expect.poll(() => state('lag'), within).toBe('firing');
+    await expect(page.getByTestId('chart-pending-alert-state').innerText()).resolves.toBe('firing');
+    await expect(
+      page.getByTestId('chart-pending-alert-state').getAttribute('title'),
+    ).resolves.toMatch(/OutboxPendingHigh firing since .*max\(outbox_pending\) > 1000/);
+    await page.locator('.charts').screenshot({ path: `${SCREENSHOT_DIR}dashboard-alerts.png` });
+
+    // The link opens Prometheus' graph of the metric in a new tab.
+    const [graph] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.getByTestId('chart-pending-graph').click(),
+    ]);
+    await graph.waitForLoadState('load');
+    // Debian's 2.42 has the classic UI only and redirects /graph to /classic/graph,
+    // the query kept.
+    const landed = new URL(graph.url());
+    expect(landed.origin).toBe(prometheus);
+    expect(landed.pathname).toMatch(/\/graph$/);
+    expect(landed.searchParams.get('g0.expr')).toBe('outbox_pending');
+    await expect(graph.title()).resolves.toContain('Prometheus');
+    await graph.screenshot({ path: `${SCREENSHOT_DIR}prometheus-graph.png` });
+    await graph.close();
   });
 });

@@ -61,6 +61,13 @@ describe('outbox browser', () => {
     await browser.getByRole('button', { name: 'Sent' }).click();
     await expect.poll(() => row.count(), within).toBe(1);
     await expect(row.innerText()).resolves.toContain('sent');
+    // With where the broker acknowledged it, as the relay recorded it.
+    const at = await pool.query<{ at: string }>(
+      `SELECT 'p' || kafka_partition || '@' || kafka_offset AS at FROM outbox WHERE id = $1`,
+      [outboxId],
+    );
+    expect(at.rows[0]?.at).toMatch(/^p\d+@\d+$/);
+    await expect(row.innerText()).resolves.toContain(at.rows[0]!.at);
     await expect.poll(() => tileValue(page, 'neverPublished'), within).toBe(0);
 
     // The order's journey, from the row's link: every step done, reserved once.

@@ -8,6 +8,7 @@ import { ConsumerGroupPanel } from './components/ConsumerGroupPanel.tsx';
 import { Controls } from './components/Controls.tsx';
 import { EventFeed } from './components/EventFeed.tsx';
 import { FailurePanel } from './components/FailurePanel.tsx';
+import { KafkaPanel } from './components/KafkaPanel.tsx';
 import { InvariantTiles } from './components/InvariantTiles.tsx';
 import { LessonBanner } from './components/LessonBanner.tsx';
 import { LiveCharts } from './components/LiveCharts.tsx';
@@ -17,6 +18,7 @@ import { Panel } from './components/Panel.tsx';
 import { ProcessList } from './components/ProcessList.tsx';
 import { ScenarioTable } from './components/ScenarioTable.tsx';
 import { highlightedRow } from './live/highlight.ts';
+import { acksOf, brokerCount } from './live/kafka.ts';
 import { formatRate } from './format.ts';
 
 export function App() {
@@ -27,6 +29,26 @@ export function App() {
   const outageActive =
     state.data?.failurePoints.some((p) => p.name === 'worker.kafka_outage' && p.active) ?? false;
   const highlight = highlightedRow(stats, live.hits, outageActive);
+  const settings = stats?.settings ?? state.data?.settings;
+  const acks = acksOf(settings);
+  const brokers = brokerCount(stats?.kafka);
+  const kafkaPanel = (
+    <Panel
+      id="kafka"
+      title="Kafka: the broker’s half of the guarantee"
+      subtitle={`Who leads each partition of orders.events and which replicas are in sync, read from the brokers' metadata. The relay marks rows sent once the broker acknowledges them: what an acknowledgement is worth depends on acks.`}
+    >
+      <KafkaPanel
+        kafka={stats?.kafka}
+        moves={live.leaderMoves}
+        acks={acks}
+        states={state.data?.failurePoints}
+        mode={settings?.mode}
+        relay={settings?.relay.active}
+        chaosEnabled={state.data?.chaosEnabled ?? stats?.chaosEnabled ?? true}
+      />
+    </Panel>
+  );
   const showOrder = (id: string) => {
     setOrderId(id);
     document.getElementById('journey')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -44,19 +66,37 @@ export function App() {
             a real PostgreSQL and a real Kafka.
           </p>
         </div>
-        <div
-          className={`conn ${live.connected ? 'conn-live' : 'conn-down'}`}
-          data-testid="connection"
-          role="status"
-        >
-          <span className="dot" aria-hidden="true" />
-          {live.connected ? 'live' : 'connecting…'}
+        <div className="top-status">
           {stats ? (
-            <span className="conn-meta">
-              {stats.totals.orders.toLocaleString('en-US')} orders · tick {formatRate(stats.tickMs)}{' '}
-              ms
-            </span>
+            <a
+              href="#kafka"
+              className={`brokers-pill ${brokers === 3 ? 'brokers-cluster' : ''}`}
+              data-testid="brokers"
+              data-brokers={brokers}
+              title={
+                brokers === 3
+                  ? 'A 3-broker Kafka cluster: replication factor 3, min.insync.replicas 2'
+                  : 'One Kafka broker (npm run demo -- --brokers 3 for a cluster)'
+              }
+            >
+              Kafka: {brokers === 1 ? '1 broker' : `${brokers} brokers`}
+              {acks === '1' ? <span className="unsafe-tag">acks = 1 UNSAFE</span> : null}
+            </a>
           ) : null}
+          <div
+            className={`conn ${live.connected ? 'conn-live' : 'conn-down'}`}
+            data-testid="connection"
+            role="status"
+          >
+            <span className="dot" aria-hidden="true" />
+            {live.connected ? 'live' : 'connecting…'}
+            {stats ? (
+              <span className="conn-meta">
+                {stats.totals.orders.toLocaleString('en-US')} orders · tick{' '}
+                {formatRate(stats.tickMs)} ms
+              </span>
+            ) : null}
+          </div>
         </div>
       </header>
       <main>
@@ -89,10 +129,11 @@ export function App() {
             <Panel
               id="charts"
               title="The outbox, live"
-              subtitle="Last 5 minutes; the seed's alert thresholds in grey."
+              subtitle="Last 5 minutes; the seed's alert thresholds in grey, each with its alert's state in Prometheus."
             >
               <LiveCharts series={live.series} stats={stats} />
             </Panel>
+            {brokers === 3 ? kafkaPanel : null}
             <Panel
               id="scenarios"
               title="What can go wrong"
@@ -107,6 +148,7 @@ export function App() {
             >
               <EventFeed feed={live.feed} anomalies={live.anomalies} onOrder={showOrder} />
             </Panel>
+            {brokers === 3 ? null : kafkaPanel}
           </div>
           <div className="col-side">
             <Panel
@@ -118,6 +160,7 @@ export function App() {
                 states={state.data?.failurePoints}
                 mode={stats?.settings.mode ?? state.data?.settings.mode}
                 relay={(stats?.settings ?? state.data?.settings)?.relay.active}
+                kafka={stats?.kafka}
                 chaosEnabled={state.data?.chaosEnabled ?? stats?.chaosEnabled ?? true}
               />
             </Panel>
@@ -159,8 +202,9 @@ export function App() {
         </Panel>
       </main>
       <footer className="foot">
-        Outbox Lab · relay: FOR UPDATE SKIP LOCKED, acks = all, one UPDATE per batch · inbox:
-        event_id PRIMARY KEY, ON CONFLICT DO NOTHING, in the same transaction as the effect.
+        Outbox Lab · relay: FOR UPDATE SKIP LOCKED, acks = {acks ?? 'all'}
+        {acks === '1' ? ' (UNSAFE)' : ''}, one UPDATE per batch · inbox: event_id PRIMARY KEY, ON
+        CONFLICT DO NOTHING, in the same transaction as the effect.
       </footer>
     </>
   );

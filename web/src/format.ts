@@ -7,6 +7,14 @@ export const formatRate = (n: number): string => oneDecimal.format(n);
 export const formatSeconds = (s: number): string =>
   s < 10 ? `${oneDecimal.format(s)} s` : `${integer.format(Math.round(s))} s`;
 
+/** A duration in ms: tenths below 10 ms, whole ms below 10 s, then seconds. */
+export const formatMs = (ms: number): string =>
+  ms < 10
+    ? `${oneDecimal.format(ms)} ms`
+    : ms < 10_000
+      ? `${integer.format(Math.round(ms))} ms`
+      : formatSeconds(ms / 1000);
+
 export const formatClock = (iso: string | number): string =>
   new Date(iso).toLocaleTimeString('en-GB', { hour12: false });
 

@@ -18,6 +18,7 @@ import { benchInbox } from './scenarios/inbox.ts';
 import { benchLatency } from './scenarios/latency.ts';
 import { benchWakeupScenario } from './scenarios/wakeup.ts';
 import { benchWal } from './scenarios/wal.ts';
+import { benchMarkSent } from './scenarios/mark-sent.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only <scenario>]`: runs the scenarios on the real
@@ -40,7 +41,7 @@ const ctx: BenchContext = {
   kafkaPid: (await stackStatus()).kafka.pid,
   quick: options.quick,
   progress,
-  rounds: options.quick ? 1 : 3,
+  rounds: options.rounds,
   variants: options.variants,
   trace: options.trace,
   shared: {},
@@ -55,6 +56,7 @@ const RUNNERS: Record<ScenarioName, (c: BenchContext) => Promise<ScenarioResult>
   inbox: benchInbox,
   consumer: benchConsumer,
   wal: benchWal,
+  marksent: benchMarkSent,
 };
 
 const leftovers = await dropLeftovers(ctx.databaseUrl);

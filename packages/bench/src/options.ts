@@ -11,6 +11,7 @@ export const SCENARIOS = [
   'inbox',
   'consumer',
   'wal',
+  'marksent',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -23,6 +24,8 @@ export interface BenchOptions {
   cpuProfDir?: string;
   /** --trace: publishers report where their wall time went. */
   trace: boolean;
+  /** --rounds N: alternating rounds per scenario (default 3, 1 with --quick). */
+  rounds: number;
 }
 
 /**
@@ -37,7 +40,9 @@ the raw samples to packages/bench/results/ and, after a full run, rewrites RESUL
   --only a,b           only these scenarios: ${SCENARIOS.join(', ')}
   --variant k,…        only these variants of a scenario (development)
   --cpu-prof DIR       child processes write V8 CPU profiles to DIR
-  --trace              publishers report where their wall time went`;
+  --trace              publishers report where their wall time went
+  --rounds N           alternating rounds of each scenario's variants (1–50; default 3,
+                       1 with --quick): more rounds narrow a comparison on a busy machine`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const only: ScenarioName[] = [];
@@ -45,6 +50,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   let cpuProfDir: string | undefined;
   let quick = false;
   let trace = false;
+  let rounds: number | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
@@ -60,6 +66,11 @@ export function parseOptions(argv: string[]): BenchOptions {
       trace = true;
     } else if (arg === '--variant') {
       variants.push(...(argv[++i] ?? '').split(',').filter(Boolean));
+    } else if (arg === '--rounds') {
+      const value = argv[++i];
+      rounds = Number(value);
+      if (!Number.isInteger(rounds) || rounds < 1 || rounds > 50)
+        throw new UsageError(`--rounds takes a whole number from 1 to 50, not "${value ?? ''}"`);
     } else if (arg === '--cpu-prof') {
       cpuProfDir = argv[++i];
       if (!cpuProfDir) throw new UsageError('--cpu-prof needs a directory');
@@ -72,6 +83,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     only: only.length > 0 ? only : [...SCENARIOS],
     variants,
     trace,
+    rounds: rounds ?? (quick ? 1 : 3),
     ...(cpuProfDir ? { cpuProfDir } : {}),
   };
 }

@@ -27,9 +27,14 @@ export {
 export { OutboxRelay, type RelayOptions, type RelayHooks, type TickResult } from './relay/relay.ts';
 export { ShardAssigner, SHARD_COUNT } from './relay/sharding.ts';
 export { resolveTopic, knownTopics, type TopicMap } from './relay/topics.ts';
-export { toMessage, isRowError, isTopicUnavailableError } from './relay/publish.ts';
+export { toMessage, isRowError, isTopicUnavailableError, type RelayAcks } from './relay/publish.ts';
 export { ISOLATION_MAX_SENDS } from './relay/isolate.ts';
-export { relayPartitioner, checkAcknowledged } from './relay/acknowledgement.ts';
+export {
+  relayPartitioner,
+  checkAcknowledged,
+  acknowledgedPositions,
+  type LogPosition,
+} from './relay/acknowledgement.ts';
 export {
   sendAcknowledged,
   needsRenewal,
@@ -78,3 +83,4 @@ export {
   type DatabaseTarget,
 } from './db/pg-config.ts';
 export { unstorableText } from './db/text.ts';
+export { contextFrom, traceHeaders } from './tracing.ts';

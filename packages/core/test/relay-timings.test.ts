@@ -82,10 +82,14 @@ describe('relay timings on the real stack: membership outlasts every sleep and b
   });
 
   it('a poll interval over 30 s: a relay asleep for more than 30 s is still notified', async () => {
+    // Unsharded: a started sharded relay heartbeats on its assigner's timer while asleep
+    // (relay.heartbeat.test.ts), so its heartbeat never gets 31 s old; an unsharded one
+    // beats only when it ticks or falls asleep, and writers must go by its own TTL.
     const relay = await h.relay({
       topics: { order: topic },
       listen: db.config,
       pollIntervalMs: 60_000,
+      sharded: false,
     });
     await h.append([orderEvent('warm-up', 1)]);
     await relay.start();

@@ -132,6 +132,16 @@ describe('relay: the rows Kafka refuses are isolated in a bounded number of prod
       if (list[0]!.partition === refusedPartition) expect(list, id).toHaveLength(1);
       else expect(list.length, id).toBeLessThanOrEqual(2);
     }
+    // Each good row records the copy the isolation's send had acknowledged: the last one.
+    const recorded = await db.pool.query<{ id: string; at: string }>(
+      `SELECT id::text, kafka_partition || '@' || kafka_offset AS at FROM outbox
+        WHERE id = ANY($1::bigint[])`,
+      [good],
+    );
+    for (const { id, at } of recorded.rows) {
+      const last = copies.get(id)!.at(-1)!;
+      expect(at, id).toBe(`${last.partition}@${last.offset}`);
+    }
     // FIFO per aggregate: the first copy of each event comes in the order appended.
     const firstSeqs = new Map<string, number[]>();
     const seen = new Set<string>();

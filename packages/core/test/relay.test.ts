@@ -50,6 +50,24 @@ describe('OutboxRelay', () => {
     expect(rows[0].topic).toBe(topics.orders);
   });
 
+  it('records the partition and offset Kafka acknowledged for each row, as a reader finds them', async () => {
+    // 3 sends of 100 over 3 partitions: offsets continue across sends, and a send's
+    // messages for one partition are numbered from its batch's base offset.
+    const events = Array.from({ length: 300 }, (_, i) => orderEvent(`agg-${i % 23}`, i));
+    const ids = await h.append(events);
+    const relay = await h.relay({ topics: { order: topics.orders! }, batchSize: 100 });
+    for (let i = 0; i < 3; i += 1) expect((await relay.tick()).sent).toBe(100);
+
+    const read = await readTopic(kafka, topics.orders!, ids.length);
+    const onTopic = new Map(read.map((m) => [m.headers.event_id, `${m.partition}@${m.offset}`]));
+    const { rows } = await db.pool.query<{ id: string; at: string | null }>(
+      `SELECT id::text, kafka_partition || '@' || kafka_offset AS at FROM outbox ORDER BY id`,
+    );
+    expect(rows).toHaveLength(ids.length);
+    for (const row of rows) expect(row.at, `row ${row.id}`).toBe(onTopic.get(row.id));
+    expect(new Set(rows.map((r) => r.at?.split('@')[0])).size).toBe(3);
+  });
+
   it('wakes on NOTIFY instead of waiting for the fallback poll', async () => {
     const relay = await h.relay({
       topics: { order: topics.orders! },

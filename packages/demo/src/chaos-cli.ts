@@ -2,18 +2,23 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import {
   audit,
+  sentNotDelivered,
   demoTopics,
   FAILURE_POINT_NAMES,
   FailurePoints,
+  readRelayAcks,
   readRelayMode,
+  relayAcksSettingSchema,
   relayKindSchema,
+  writeRelayAcks,
   requestRelay,
   type FailureMode,
   type FailurePointName,
 } from '@outbox/lab';
+import { pgConfig } from '@outbox/core';
 import { commandLine, startStack } from '@outbox/dev-stack';
 
-const USAGE = `usage: npm run chaos -- list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison | relay [polling|cdc]
+const USAGE = `usage: npm run chaos -- list | arm <name> once|on|off | arm <name> times N | arm <name> on --seconds N | audit | poison | relay [polling|cdc] | acks [all|1]
 
 The failure points and the auditor from the shell; running services pick changes up
 through LISTEN/NOTIFY, no restart.
@@ -25,12 +30,19 @@ through LISTEN/NOTIFY, no restart.
   poison                      produce a message the consumer cannot handle
   relay                       which relay publishes (polling relay or Debezium CDC)
   relay polling|cdc           switch the relay live; the running demo carries it out
-Environment: TOPIC_PREFIX (default none), and the dev-stack's (DATABASE_URL, KAFKA_BROKERS).`;
+  acks                        the relay's producer acks (all, the default, or 1)
+  acks all|1                  switch them live; the workers follow within a second.
+                              1 is UNSAFE, for the 3-broker lesson (npm run demo --
+                              --brokers 3): a leader killed before its followers copied
+                              a batch loses events the outbox marked sent
+Environment: DATABASE_SCHEMA and TOPIC_PREFIX (default none: a demo started with them is
+another demo, and its failure points and audit are its own), and the dev-stack's
+(DATABASE_URL, KAFKA_BROKERS).`;
 
 const argv = process.argv.slice(2);
 const cli = commandLine('chaos', USAGE, argv);
 const [command, name, mode, ...rest] = argv;
-if (!['list', 'arm', 'audit', 'poison', 'relay'].includes(command ?? ''))
+if (!['list', 'arm', 'audit', 'poison', 'relay', 'acks'].includes(command ?? ''))
   cli.fail(command ? `unknown command "${command}"` : 'a command is needed');
 let armed:
   { name: FailurePointName; mode: FailureMode; times?: number; seconds?: number } | undefined;
@@ -55,8 +67,16 @@ if (command === 'arm') {
 }
 if (command === 'relay' && name !== undefined && !relayKindSchema.safeParse(name).success)
   cli.fail(`relay must be polling or cdc (got "${name}")`);
+if (command === 'acks' && name !== undefined && !relayAcksSettingSchema.safeParse(name).success)
+  cli.fail(`acks must be all or 1 (got "${name}")`);
 const stack = await startStack({ log: () => undefined });
-const pool = new pg.Pool({ connectionString: stack.databaseUrl });
+// The demo's schema (DATABASE_SCHEMA), as every service of that demo uses it.
+const pool = new pg.Pool(
+  pgConfig({
+    DATABASE_URL: stack.databaseUrl,
+    DATABASE_SCHEMA: process.env.DATABASE_SCHEMA || 'public',
+  }),
+);
 const points = new FailurePoints(pool);
 try {
   if (command === 'list') {
@@ -91,8 +111,19 @@ try {
     );
     if (name && name !== mode.active.relay)
       console.log('the running demo carries the switch out: run this again to follow it');
+  } else if (command === 'acks') {
+    if (name) await writeRelayAcks(pool, relayAcksSettingSchema.parse(name));
+    const acks = await readRelayAcks(pool);
+    console.log(
+      acks === 'all'
+        ? 'acks: all (safe: the in-sync replicas have a batch before the relay marks it sent)'
+        : 'acks: 1 (UNSAFE: the leader alone has a batch when the relay marks it sent)',
+    );
   } else if (command === 'audit') {
-    console.log(JSON.stringify(await audit(pool, { settleSeconds: 5 }), null, 2));
+    const report = await audit(pool, { settleSeconds: 5 });
+    // The rows behind lost events: marked sent, never delivered (the acks = 1 lesson).
+    const lost = await sentNotDelivered(pool, { settleSeconds: 5, limit: 20 });
+    console.log(JSON.stringify({ ...report, sentNotDelivered: lost }, null, 2));
   }
 } catch (error) {
   console.error(`chaos: ${(error as Error).message}`);

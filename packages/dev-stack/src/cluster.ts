@@ -1,7 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { ensureKafkaJars, runLogged } from './kafka-jars.ts';
 import { assertKafkaTools } from './kafka-tools.ts';
@@ -10,6 +11,8 @@ import { findRepoRoot } from './paths.ts';
 import { isPortOpen, pickPort } from './ports.ts';
 import { isPidAlive, terminate } from './process.ts';
 import { waitFor } from './wait.ts';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Options of {@link startCluster}. */
 export interface ClusterOptions {
@@ -47,6 +50,8 @@ interface ClusterState {
  * touches the single broker of the dev-stack.
  */
 export class KafkaCluster {
+  private readonly paused = new Set<number>();
+
   constructor(
     private readonly ctx: StackContext,
     private readonly dir: string,
@@ -70,8 +75,97 @@ export class KafkaCluster {
       await terminate(node.pid, { signal, group: true, timeoutMs: 30_000 });
     }
     node.pid = null;
+    this.paused.delete(id);
     await this.save();
     this.ctx.log(`cluster: node ${id} stopped (${signal})`);
+  }
+
+  /**
+   * Freezes one node (SIGSTOP to its process group): it answers nothing, copies
+   * nothing, and as a controller it no longer votes; its sockets stay open, so peers
+   * and clients see silence, not a refusal. `resume` wakes it.
+   */
+  pause(id: number): void {
+    const node = this.node(id);
+    if (!isPidAlive(node.pid)) throw new Error(`cluster node ${id} is not running`);
+    process.kill(-node.pid, 'SIGSTOP');
+    this.paused.add(id);
+    this.ctx.log(`cluster: node ${id} paused (SIGSTOP)`);
+  }
+
+  /** Wakes a paused node (SIGCONT). A node that is not paused is left alone. */
+  resume(id: number): void {
+    const node = this.node(id);
+    if (!this.paused.delete(id)) return;
+    if (isPidAlive(node.pid)) process.kill(-node.pid, 'SIGCONT');
+    this.ctx.log(`cluster: node ${id} resumed (SIGCONT)`);
+  }
+
+  /** Whether the node's process runs (paused counts as running). */
+  isRunning(id: number): boolean {
+    return isPidAlive(this.node(id).pid);
+  }
+
+  isPaused(id: number): boolean {
+    return this.paused.has(id);
+  }
+
+  /**
+   * Makes node `id` the leader of every partition of `topic`: each replica list is
+   * reordered with it first (the same replicas, no data moves) and a preferred-leader
+   * election runs (java/LeadAll.java on the broker's jars: kafkajs has no ElectLeaders).
+   */
+  async leadAll(topic: string, id: number): Promise<void> {
+    const node = this.node(id);
+    const classes = await this.compileTools();
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        'java',
+        [
+          '-cp',
+          `${this.ctx.paths.kafkaLibsDir}/*:${classes}`,
+          'LeadAll',
+          this.brokers.join(','),
+          topic,
+          String(node.id),
+        ],
+        { env: this.ctx.env, timeout: 90_000 },
+        (error, _stdout, stderr) =>
+          error
+            ? reject(
+                new Error(
+                  `LeadAll ${topic} → node ${id} failed: ${stderr.trim().split('\n').slice(-3).join(' ') || error.message}`,
+                ),
+              )
+            : resolve(),
+      );
+    });
+    this.ctx.log(`cluster: node ${id} leads every partition of ${topic}`);
+  }
+
+  /**
+   * java/*.java compiled once into the cluster's dir (again when a source is newer):
+   * the JVM's single-file launcher would compile on every call, seconds each on a busy
+   * machine.
+   */
+  private async compileTools(): Promise<string> {
+    const out = join(this.dir, 'tools');
+    const source = join(packageDir, 'java', 'LeadAll.java');
+    const compiled = join(out, 'LeadAll.class');
+    if (existsSync(compiled) && statSync(compiled).mtimeMs >= statSync(source).mtimeMs) return out;
+    await mkdir(out, { recursive: true });
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        'javac',
+        ['-cp', `${this.ctx.paths.kafkaLibsDir}/*`, '-d', out, source],
+        { env: this.ctx.env, timeout: 120_000 },
+        (error, _stdout, stderr) =>
+          error
+            ? reject(new Error(`javac ${source} failed: ${stderr.trim() || error.message}`))
+            : resolve(),
+      );
+    });
+    return out;
   }
 
   /** Starts one node again (after kill) and waits until it listens. */
@@ -137,6 +231,8 @@ export class KafkaCluster {
 
   /** Stops every node (controlled shutdown, SIGKILL after the timeout). Safe to call twice. */
   async stop(): Promise<void> {
+    // A paused node would sleep through its SIGTERM.
+    for (const id of [...this.paused]) this.resume(id);
     await Promise.all(
       this.state.nodes.map(async (node) => {
         if (isPidAlive(node.pid)) {

@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export type { StackOptions } from './options.ts';
 export { Supervisor } from './supervisor.ts';
+export { isPortFree } from './ports.ts';
 export type { ServiceSpec, ServiceState, ServiceStatus, SupervisorOptions } from './supervisor.ts';
 
 /** Where the stack's parts can be reached. */
@@ -188,9 +189,11 @@ export {
   ensurePrometheus,
   findPrometheus,
   prometheusConfig,
+  prometheusTargets,
   startPrometheus,
   type PrometheusBinaries,
   type PrometheusOptions,
+  type PrometheusTarget,
   type RunningPrometheus,
 } from './prometheus.ts';
 export type { WalLevel } from './postgres.ts';

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
 
@@ -44,12 +44,22 @@ export function ensurePrometheus(progress: (line: string) => void): PrometheusBi
   return installed;
 }
 
+/** One process serving /metrics. */
+export interface PrometheusTarget {
+  /** The `job` label: what kind of process (order-api, publisher-worker, …). */
+  job: string;
+  /** host:port serving /metrics. */
+  address: string;
+  /** More target labels, e.g. `{ process: 'publisher-worker-2' }` to tell replicas apart. */
+  labels?: Record<string, string>;
+}
+
 export interface PrometheusOptions {
   binaries: PrometheusBinaries;
-  /** Holds prometheus.yml, its TSDB and prometheus.log; created when missing. */
+  /** Holds prometheus.yml, targets.json, its TSDB and prometheus.log; created when missing. */
   dir: string;
-  /** What to scrape: a job name and the host:port serving /metrics. */
-  targets: { job: string; address: string }[];
+  /** What to scrape at start; {@link RunningPrometheus.setTargets} replaces the list later. */
+  targets: PrometheusTarget[];
   /** Alert rule files, loaded as they are. */
   ruleFiles: string[];
   /** 127.0.0.1 port of the web UI and API (default: a free one). */
@@ -61,18 +71,38 @@ export interface PrometheusOptions {
 }
 
 export interface RunningPrometheus {
-  /** http://127.0.0.1:<port>: the UI, /api/v1/alerts, /graph. */
+  /** http://127.0.0.1:<port>: the UI, /api/v1/alerts, /api/v1/rules, /graph. */
   url: string;
+  /** The folder of its configuration, targets file, TSDB and log. */
+  dir: string;
+  /**
+   * Rewrites the targets file (whole, renamed into place): Prometheus watches it and
+   * scrapes the new list within seconds, no restart or reload needed.
+   */
+  setTargets(targets: PrometheusTarget[]): void;
   stop(): Promise<void>;
 }
 
+/** The file_sd targets file: one target group per process, its labels included. */
+export function prometheusTargets(targets: PrometheusTarget[]): string {
+  return JSON.stringify(
+    targets.map((t) => ({ targets: [t.address], labels: { ...t.labels, job: t.job } })),
+    null,
+    2,
+  );
+}
+
 /**
- * The scrape configuration, one job per target. JSON is YAML, so no YAML writer is
- * needed; `promtool check config` accepts it.
+ * The configuration: one scrape job that reads its targets from `targetsFile`
+ * (file_sd), so that a process added, moved to another port or removed is followed
+ * by rewriting that file instead of restarting Prometheus. Each target group sets its
+ * own `job` label (a target's labels win over the job name). JSON is YAML, so no YAML
+ * writer is needed; `promtool check config` accepts it.
  */
-export function prometheusConfig(options: PrometheusOptions): string {
-  const jobs = new Map<string, string[]>();
-  for (const t of options.targets) jobs.set(t.job, [...(jobs.get(t.job) ?? []), t.address]);
+export function prometheusConfig(
+  options: Pick<PrometheusOptions, 'ruleFiles' | 'scrapeInterval' | 'evaluationInterval'>,
+  targetsFile: string,
+): string {
   return JSON.stringify(
     {
       global: {
@@ -80,10 +110,13 @@ export function prometheusConfig(options: PrometheusOptions): string {
         evaluation_interval: options.evaluationInterval ?? options.scrapeInterval ?? '5s',
       },
       rule_files: options.ruleFiles,
-      scrape_configs: [...jobs].map(([job, addresses]) => ({
-        job_name: job,
-        static_configs: [{ targets: addresses }],
-      })),
+      scrape_configs: [
+        {
+          job_name: 'outbox-lab',
+          // Prometheus watches the file (inotify); the refresh is the backstop.
+          file_sd_configs: [{ files: [targetsFile], refresh_interval: '30s' }],
+        },
+      ],
     },
     null,
     2,
@@ -98,7 +131,14 @@ export function prometheusConfig(options: PrometheusOptions): string {
 export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {
   mkdirSync(options.dir, { recursive: true });
   const configFile = join(options.dir, 'prometheus.yml');
-  writeFileSync(configFile, prometheusConfig(options));
+  const targetsFile = join(options.dir, 'targets.json');
+  // Written whole and renamed into place: Prometheus never reads half a file.
+  const setTargets = (targets: PrometheusTarget[]) => {
+    writeFileSync(`${targetsFile}.tmp`, prometheusTargets(targets));
+    renameSync(`${targetsFile}.tmp`, targetsFile);
+  };
+  setTargets(options.targets);
+  writeFileSync(configFile, prometheusConfig(options, targetsFile));
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(options.dir, 'prometheus.log');
@@ -139,6 +179,8 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   options.log?.(`prometheus: ${url} (config ${configFile}, log ${logFile})`);
   return {
     url,
+    dir: options.dir,
+    setTargets,
     async stop() {
       if (exited !== undefined) return;
       child.kill('SIGTERM');

@@ -99,6 +99,21 @@ export class Supervisor {
     return this.stopping;
   }
 
+  /**
+   * SIGKILLs every service's process group at once and restarts none: for a caller
+   * that must exit now (a second Ctrl-C) and may not leave its services running.
+   * Synchronous, so that it is done before process.exit().
+   */
+  killNow(): void {
+    this.stopping ??= Promise.resolve();
+    for (const service of this.services.values()) {
+      if (service.timer) clearTimeout(service.timer);
+      service.timer = null;
+      const pid = service.child?.pid;
+      if (pid !== undefined && isPidAlive(pid)) signalGroup(pid, 'SIGKILL');
+    }
+  }
+
   private async stopAll(): Promise<void> {
     const timeoutMs = this.opts.stopTimeoutMs ?? 10_000;
     await Promise.all(
@@ -128,7 +143,11 @@ export class Supervisor {
     const child = spawn(spec.command, spec.args ?? [], {
       cwd: spec.cwd,
       env: spec.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // fd 3 is an IPC channel, only for the child to see it close: when this process
+      // dies, however it dies (the wrappers of `npm run demo` SIGKILL it), the channel
+      // closes and a service of the lab's shell stops by itself (onShutdown), instead of
+      // running on in its own process group, out of reach of the terminal's Ctrl-C.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       detached: true,
     });
     service.child = child;

@@ -27,8 +27,20 @@ export {
   type KafkaRoutes,
 } from './chaos/kafka-routes.ts';
 export * from './demo/order-events.ts';
-export { audit, type AuditReport, type AuditOptions } from './demo/auditor.ts';
-export { demoTopics, demoTopicSpecs, type TopicSpec } from './demo/topics.ts';
+export {
+  audit,
+  sentNotDelivered,
+  type AuditReport,
+  type AuditOptions,
+  type SentNotDelivered,
+} from './demo/auditor.ts';
+export { demoTopics, demoTopicSpecs, replicationFor, type TopicSpec } from './demo/topics.ts';
+export {
+  readPartitions,
+  partitionRates,
+  busiestPartition,
+  type PartitionState,
+} from './demo/partitions.ts';
 export {
   readRelayMode,
   relayModeFrom,
@@ -43,6 +55,14 @@ export {
   type ActiveRelay,
   type RelayMode,
 } from './demo/relay-mode.ts';
+export {
+  readRelayAcks,
+  writeRelayAcks,
+  relayAcksFrom,
+  relayAcksSettingSchema,
+  RELAY_ACKS_KEY,
+  type RelayAcksSetting,
+} from './demo/relay-acks.ts';
 export {
   baseConfigSchema,
   parseConfig,
@@ -77,4 +97,13 @@ export {
   type ClientJsonOptions,
 } from './shell/client-json.ts';
 export { jsonBody, type JsonBodyOptions } from './shell/json-body.ts';
+export { startTelemetry, telemetry, tracingWanted, type Telemetry } from './shell/telemetry.ts';
 export { clientErrorOf, type ClientErrorAnswer } from './shell/http-client-errors.ts';
+export {
+  exportTraceRequestSchema,
+  spansOf,
+  traceIdOf,
+  type ExportTraceRequest,
+  type SpanKind,
+  type SpanRecord,
+} from './telemetry/otlp-json.ts';

@@ -22,3 +22,11 @@ export { sleep, waitFor } from './wait.ts';
 export { describeDemoTopicsCreatedBy, type Stoppable } from './demo-topics.ts';
 export { dropRole, listenersOn, secretRole } from './exposure.ts';
 export { rawRequest, type RawRequest, type RawResponse } from './raw-http.ts';
+export {
+  startOtlpReceiver,
+  spansOfExport,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  type ReceivedSpanKind,
+} from './otlp-receiver.ts';
+export { freeSystemPorts, type TestSystemPorts } from './ports.ts';

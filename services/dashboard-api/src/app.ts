@@ -8,8 +8,10 @@ import { webApp } from './http/web-app.ts';
 import type { DashboardMetrics } from './metrics.ts';
 import { controlRouter } from './routes/control.ts';
 import { readRouter } from './routes/read.ts';
+import { tracesRouter } from './routes/traces.ts';
 import type { OriginPolicy } from './security/origins.ts';
 import type { StatsEngine } from './stats/engine.ts';
+import type { SpanStore } from './traces/span-store.ts';
 
 export interface AppDeps {
   config: Pick<DashboardConfig, 'CONTROL_TOKEN' | 'CHAOS_ENABLED' | 'WEB_DIST' | 'SETTLE_SECONDS'>;
@@ -18,6 +20,8 @@ export interface AppDeps {
   chaos: ChaosPanel;
   origins: OriginPolicy;
   metrics: DashboardMetrics;
+  /** Spans received on POST /v1/traces, for the order journey's legs. */
+  spans: SpanStore;
   log: Logger;
 }
 
@@ -44,8 +48,10 @@ export function createApp(deps: AppDeps): Express {
       chaosEnabled: config.CHAOS_ENABLED,
       controlRequiresToken: config.CONTROL_TOKEN !== undefined,
       settleSeconds: config.SETTLE_SECONDS,
+      spans: deps.spans,
     }),
   );
+  app.use(tracesRouter({ spans: deps.spans, token: config.CONTROL_TOKEN }));
   app.use(
     controlRouter({
       pool: deps.pool,

@@ -56,6 +56,25 @@ export const configSchema = baseConfigSchema
      * shown stalled. Above a rebalance (the consumer's session is 10 s), below an outage.
      */
     CONSUMER_STALL_SECONDS: z.coerce.number().min(1).max(3_600).default(15),
+    /**
+     * A Prometheus that scrapes the services with the alert rules loaded
+     * (packages/ops/alerts/outbox.rules.yml): the dashboard shows each rule's state
+     * beside its threshold and links to its graph. Unset: no alert state is shown.
+     * `npm run demo` sets it to the Prometheus it starts.
+     */
+    PROMETHEUS_URL: z
+      .string()
+      .optional()
+      .transform((s) => (s === '' ? undefined : s))
+      .pipe(
+        z.url({ protocol: /^https?$/, error: 'PROMETHEUS_URL must be an http(s) URL' }).optional(),
+      ),
+    /** How many brokers the demo runs (1, or 3 with `npm run demo -- --brokers 3`): stats.kafka.brokers. */
+    KAFKA_CLUSTER_NODES: z.coerce.number().int().min(1).max(9).default(1),
+    /** How often orders.events' leaders and ISR are read from Kafka. */
+    KAFKA_METADATA_INTERVAL_MS: z.coerce.number().int().min(200).max(60_000).default(1_000),
+    /** How often the alert rules are read from Prometheus (it evaluates every few seconds). */
+    PROMETHEUS_INTERVAL_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
   })
   .superRefine((c, ctx) => {
     // Control endpoints are a way into the system: open only to this machine, or to

@@ -13,11 +13,21 @@
  *        events told apart) and `consumerGroup` (lag per partition, stalled), both
  *        optional; an order without events names the seed's "network died after commit"
  *        only when it was written in naive mode.
+ *   v1, addition — `prometheus` (optional): the alert rules' state read from Prometheus.
+ *   v1, addition — the 3-broker lesson: `settings.acks` (optional; 'all' when absent),
+ *        `kafka` (optional: brokers, partition leaders and ISR), PUT /api/acks, the
+ *        failure points broker.* and `appliesTo: 'cluster'` (only with 3 brokers).
+ *   v1, addition — `kafka.actions` (optional): the demo's broker actions, for the feed;
+ *        GET /api/audit's `sentNotDelivered` (optional): the rows behind a lost event,
+ *        each with the partition and offset the broker acknowledged; the same on an
+ *        outbox row (`kafkaPartition`, `kafkaOffset`, optional).
  */
 import { FAILURE_POINT_NAMES } from '@outbox/lab/failure-point-names';
 import { z } from 'zod';
+import { prometheusViewSchema } from './contract/alerts.ts';
 import { consumerGroupSchema } from './contract/consumer-group.ts';
 
+export * from './contract/alerts.ts';
 export * from './contract/consumer-group.ts';
 
 export const CONTRACT_VERSION = 1;
@@ -91,7 +101,8 @@ export const failurePointInfoSchema = z.object({
   kind: failurePointKindSchema,
   /** Which mode of order-api it breaks ('naive' points do nothing in outbox mode). */
   /** The order mode it needs, or 'cdc': only while Debezium publishes. */
-  appliesTo: z.enum(['naive', 'outbox', 'both', 'cdc']),
+  /** 'cluster': only when the demo runs 3 brokers (`npm run demo -- --brokers 3`). */
+  appliesTo: z.enum(['naive', 'outbox', 'both', 'cdc', 'cluster']),
   /** What happens and why (one sentence). */
   description: z.string(),
   /** What to watch on the dashboard (one sentence). */
@@ -253,11 +264,21 @@ export const relaySettingSchema = z.object({
 });
 export type RelaySetting = z.infer<typeof relaySettingSchema>;
 
+/**
+ * The relay's producer acks: 'all' (the default, safe: the in-sync replicas have the
+ * batch before the relay marks it sent) or '1' (UNSAFE, for the lesson: the leader alone
+ * has it; a leader that dies before its followers copy it loses events marked sent).
+ */
+export const relayAcksSchema = z.enum(['all', '1']);
+export type RelayAcks = z.infer<typeof relayAcksSchema>;
+
 export const settingsSchema = z.object({
   mode: orderModeSchema,
   /** Generated orders per second (the demo process follows it). */
   trafficRate: z.number(),
   relay: relaySettingSchema,
+  /** The relay's acks (PUT /api/acks); absent from older servers: 'all'. */
+  acks: relayAcksSchema.optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -279,6 +300,53 @@ export const cdcViewSchema = z.object({
   connectTask: z.string(),
 });
 export type CdcView = z.infer<typeof cdcViewSchema>;
+
+/** One broker of the cluster the demo runs, as the metadata sees it. */
+export const kafkaBrokerSchema = z.object({
+  /** node.id */
+  id: z.number().int(),
+  /** host:port */
+  address: z.string(),
+  /** In the cluster's metadata now (a killed broker drops out; a stopped one lingers until its session expires). */
+  up: z.boolean(),
+});
+export type KafkaBroker = z.infer<typeof kafkaBrokerSchema>;
+
+/** One partition of orders.events: who leads it and who is in sync. */
+export const kafkaPartitionSchema = z.object({
+  partition: z.number().int(),
+  /** node.id of the leader; null while it has none (offline). */
+  leader: z.number().int().nullable(),
+  replicas: z.array(z.number().int()),
+  /** In-sync replicas (the leader included). */
+  isr: z.array(z.number().int()),
+  /** Messages per second appended to it over the last seconds (high-watermark delta). */
+  messagesPerSecond: z.number(),
+});
+export type KafkaPartition = z.infer<typeof kafkaPartitionSchema>;
+
+/** The broker side: how many brokers the demo runs, and orders.events' leaders and ISR, live. */
+export const kafkaViewSchema = z.object({
+  /** 1 (the default demo) or 3 (`npm run demo -- --brokers 3`). */
+  brokers: z.number().int(),
+  /** The topic described (orders.events, with the demo's prefix). */
+  topic: z.string(),
+  /** The topic's replication factor and min.insync.replicas (null when unknown). */
+  replicationFactor: z.number().int().nullable(),
+  minInsyncReplicas: z.number().int().nullable(),
+  nodes: z.array(kafkaBrokerSchema),
+  partitions: z.array(kafkaPartitionSchema),
+  /** The partition "Kill the partition leader" aims at: the busiest now (null: none yet). */
+  busiestPartition: z.number().int().nullable(),
+  /** false: the metadata could not be read this tick (the rest is the last known). */
+  reachable: z.boolean(),
+  /**
+   * What the demo did to the brokers (the broker.* failure points, a node started again
+   * after it died), oldest first, at most 20; absent from older servers.
+   */
+  actions: z.array(z.object({ at: isoTime, text: z.string() })).optional(),
+});
+export type KafkaView = z.infer<typeof kafkaViewSchema>;
 
 export const statsMessageSchema = z.object({
   v: z.literal(CONTRACT_VERSION),
@@ -331,6 +399,10 @@ export const statsMessageSchema = z.object({
   /** inventory-consumer's group on orders.events, read from Kafka (lag per partition, stalled). */
   consumerGroup: consumerGroupSchema.optional(),
   cdc: cdcViewSchema.nullable(),
+  /** The alert rules' state from Prometheus; absent when dashboard-api has no PROMETHEUS_URL. */
+  prometheus: prometheusViewSchema.optional(),
+  /** Brokers, partition leaders and ISR of orders.events; absent from older servers. */
+  kafka: kafkaViewSchema.optional(),
 });
 export type StatsMessage = z.infer<typeof statsMessageSchema>;
 
@@ -386,6 +458,10 @@ export type ArmRequest = z.infer<typeof armRequestSchema>;
 export const relayRequestSchema = z.object({ relay: relayKindSchema });
 export type RelayRequest = z.infer<typeof relayRequestSchema>;
 
+/** PUT /api/acks → Settings (control): the relay's producer acks ('1' is unsafe). */
+export const acksRequestSchema = z.object({ acks: relayAcksSchema });
+export type AcksRequest = z.infer<typeof acksRequestSchema>;
+
 /** PUT /api/mode → Settings (control). */
 export const modeRequestSchema = z.object({ mode: orderModeSchema });
 export type ModeRequest = z.infer<typeof modeRequestSchema>;
@@ -425,6 +501,12 @@ export const outboxRowSchema = z.object({
   nextAttemptAt: isoTime,
   deadLetteredAt: isoTime.nullable(),
   topic: z.string().nullable(),
+  /**
+   * Where the broker acknowledged the event (core's migration 000009): null while unsent
+   * or when the relay recorded none (CDC); absent from older servers.
+   */
+  kafkaPartition: z.number().int().nullable().optional(),
+  kafkaOffset: bigId.nullable().optional(),
   shard: z.number().int(),
   status: outboxStatusSchema,
 });
@@ -496,6 +578,44 @@ export const journeySchema = z.object({
       createdAt: isoTime,
     }),
   ),
+  /**
+   * Where the spans come from: the dashboard's own OTLP/HTTP receiver (POST /v1/traces).
+   * Nothing received means tracing is off (or exports elsewhere); traces is then empty.
+   */
+  tracing: z.object({
+    spansReceived: z.number().int(),
+    /** Traces dropped from the dashboard's bounded window, oldest first. */
+    tracesEvicted: z.number().int(),
+    lastReceivedAt: isoTime.nullable(),
+  }),
+  /**
+   * Per outbox event with a stored traceparent whose trace reached the dashboard: the
+   * legs commit → outbox → produce → consume → reservation read off its spans (a leg
+   * is null while its spans are missing; produce and consume both start at the send,
+   * see traces/legs.ts) and every consumer handling (later ones are duplicates the
+   * inbox caught).
+   */
+  traces: z.array(
+    z.object({
+      eventId: z.string(),
+      eventType: z.string(),
+      traceId: z.string(),
+      spans: z.number().int(),
+      services: z.array(z.string()),
+      legs: z.array(
+        z
+          .object({
+            leg: z.enum(['commit', 'outbox', 'produce', 'consume', 'reservation']),
+            from: isoTime,
+            ms: z.number(),
+          })
+          .nullable(),
+      ),
+      deliveries: z.array(
+        z.object({ service: z.string(), at: isoTime, duplicate: z.boolean().nullable() }),
+      ),
+    }),
+  ),
   /** One entry per step, in order, for a stepper UI: done when that step has a row. */
   steps: z.array(
     z.object({
@@ -524,6 +644,29 @@ export const auditResponseSchema = z.object({
   lagSeconds: z.number(),
   settleSeconds: z.number(),
   tookMs: z.number(),
+  /**
+   * Outbox rows marked sent whose event never reached the consumer (the acks = 1 loss;
+   * empty with acks = all once the consumer caught up): how many, and the first 100 with
+   * the partition and offset the broker acknowledged for each (offset null when the relay
+   * recorded none: CDC, or a row sent before core's migration 000009). Absent from older
+   * servers.
+   */
+  sentNotDelivered: z
+    .object({
+      count: z.number().int(),
+      rows: z.array(
+        z.object({
+          id: bigId,
+          aggregateId: z.string(),
+          eventType: z.string(),
+          topic: z.string().nullable(),
+          sentAt: isoTime,
+          partition: z.number().int(),
+          offset: bigId.nullable(),
+        }),
+      ),
+    })
+    .optional(),
 });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;
 
@@ -546,6 +689,7 @@ export const API_ROUTES = {
   mode: { method: 'PUT', path: '/api/mode', control: true },
   traffic: { method: 'PUT', path: '/api/traffic', control: true },
   relay: { method: 'PUT', path: '/api/relay', control: true },
+  acks: { method: 'PUT', path: '/api/acks', control: true },
   reset: { method: 'POST', path: '/api/reset', control: true },
   requeue: { method: 'POST', path: '/api/outbox/:id/requeue', control: true },
 } as const;

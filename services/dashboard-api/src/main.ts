@@ -1,5 +1,5 @@
 import { backoffMs, createLogger, createPool } from '@outbox/core';
-import { maskUrl, onShutdown, migrateLab } from '@outbox/lab';
+import { exitOnStartupSignal, maskUrl, onShutdown, migrateLab } from '@outbox/lab';
 import { isLoopbackHost, loadConfig } from './config.ts';
 import { startDashboard } from './server.ts';
 
@@ -9,6 +9,10 @@ import { startDashboard } from './server.ts';
  */
 const config = loadConfig(process.env);
 const log = createLogger('dashboard-api', config.LOG_LEVEL);
+// Until `onShutdown` below, a signal (or the supervisor's death) exits at once: the
+// dashboard answers /healthz while it derives its counters, so the demo reports it up
+// before `onShutdown` is armed.
+const disarmStartupSignal = exitOnStartupSignal(log);
 // A tick runs its ~9 small queries on at most 5 connections: PostgreSQL's
 // connections are shared with every service (and, in tests, with other suites).
 const pool = createPool(config, log, { max: 5 });
@@ -37,10 +41,12 @@ log.info(
     chaos: config.CHAOS_ENABLED,
     origins: dashboard.origins.list,
     web: config.WEB_DIST,
+    prometheus: config.PROMETHEUS_URL ?? 'none',
   },
   `listening on ${config.HOST}:${dashboard.port}`,
 );
 
+disarmStartupSignal();
 onShutdown(log, {
   message: 'stopping',
   timeoutMs: 10_000,

@@ -11,7 +11,10 @@ import { SOCKET_EVENTS } from './contract.ts';
 import { DashboardMetrics } from './metrics.ts';
 import { OriginPolicy } from './security/origins.ts';
 import { ConsumerLagMonitor } from './stats/consumer-lag.ts';
+import { PrometheusAlertsMonitor } from './stats/prometheus-alerts.ts';
+import { KafkaClusterMonitor } from './stats/kafka-cluster.ts';
 import { StatsEngine } from './stats/engine.ts';
+import { SpanStore } from './traces/span-store.ts';
 
 export interface Dashboard {
   url: string;
@@ -44,8 +47,30 @@ export async function startDashboard(deps: {
     stallMs: config.CONSUMER_STALL_SECONDS * 1000,
     log,
   });
+  // Brokers, leaders and ISR: a client of its own with short timeouts and no retries,
+  // so a SIGSTOPped broker costs one reading, not a queue of them.
+  const kafkaCluster = new KafkaClusterMonitor({
+    kafka: kafkaClient(config, 'dashboard-api-metadata', log, {
+      connectionTimeout: 1_000,
+      requestTimeout: 2_000,
+      retry: { retries: 0 },
+    }),
+    topic: demoTopics(config.TOPIC_PREFIX).orders,
+    brokers: config.KAFKA_CLUSTER_NODES,
+    intervalMs: config.KAFKA_METADATA_INTERVAL_MS,
+    log,
+  });
+  const prometheus = config.PROMETHEUS_URL
+    ? new PrometheusAlertsMonitor({
+        url: config.PROMETHEUS_URL,
+        intervalMs: config.PROMETHEUS_INTERVAL_MS,
+        log,
+      })
+    : undefined;
   const engine = new StatsEngine({
     consumerLag,
+    kafkaCluster,
+    ...(prometheus ? { prometheus } : {}),
     pool,
     log,
     intervalMs: config.STATS_INTERVAL_MS,
@@ -54,7 +79,8 @@ export async function startDashboard(deps: {
   });
   const origins = new OriginPolicy(config.ALLOWED_ORIGINS ?? defaultOrigins(config.PORT));
   const chaos = new ChaosPanel(pool);
-  const app = createApp({ config, pool, engine, chaos, origins, metrics, log });
+  const spans = new SpanStore();
+  const app = createApp({ config, pool, engine, chaos, origins, metrics, spans, log });
   const http = createServer(app);
   const io = new SocketServer(http, {
     serveClient: false,
@@ -85,10 +111,14 @@ export async function startDashboard(deps: {
   // Listening first: deriving the counters from scratch takes seconds on a big
   // database (bench:tick), and /healthz should answer meanwhile ("starting").
   consumerLag.start();
+  kafkaCluster.start();
+  prometheus?.start();
   try {
     await engine.start();
   } catch (error) {
     await consumerLag.stop();
+    await kafkaCluster.stop();
+    await prometheus?.stop();
     await new Promise<void>((resolve) => {
       void io.close(() => resolve());
       http.closeAllConnections();
@@ -109,6 +139,8 @@ export async function startDashboard(deps: {
       closing ??= (async () => {
         await engine.stop();
         await consumerLag.stop();
+        await kafkaCluster.stop();
+        await prometheus?.stop();
         await new Promise<void>((resolve) => {
           void io.close(() => resolve());
           http.closeAllConnections();

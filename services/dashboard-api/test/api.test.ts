@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiErrorSchema,
   auditResponseSchema,
+  journeySchema,
+  type AuditResponse,
+  type Journey,
   failurePointStateSchema,
   resetResponseSchema,
   settingsSchema,
@@ -39,6 +42,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       mode: 'outbox',
       trafficRate: 0,
       relay: { wanted: 'polling', active: 'polling', phase: null },
+      acks: 'all',
     });
     expect(res.body.failurePoints.map((p) => p.name)).toEqual(FAILURE_POINTS.map((p) => p.name));
     for (const p of res.body.failurePoints) {
@@ -93,12 +97,18 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       mode: 'naive',
       trafficRate: 0,
       relay: polling,
+      acks: 'all',
     });
     const traffic = await dash.request<Settings>('/api/traffic', {
       method: 'PUT',
       json: { rate: 12.5 },
     });
-    expect(traffic.body).toEqual({ mode: 'naive', trafficRate: 12.5, relay: polling });
+    expect(traffic.body).toEqual({
+      mode: 'naive',
+      trafficRate: 12.5,
+      relay: polling,
+      acks: 'all',
+    });
     const { rows } = await db.pool.query('SELECT key, value FROM demo_settings ORDER BY key');
     expect(rows).toEqual([
       { key: 'order_mode', value: 'naive' },
@@ -108,6 +118,7 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       mode: 'naive',
       trafficRate: 12.5,
       relay: polling,
+      acks: 'all',
     });
     for (const [path, json] of [
       ['/api/mode', { mode: 'both' }],
@@ -116,6 +127,9 @@ describe('REST: state, failure points, settings, reset, validation', () => {
       ['/api/traffic', { rate: '5' }],
       ['/api/relay', { relay: 'debezium' }],
       ['/api/relay', {}],
+      ['/api/acks', { acks: 0 }],
+      ['/api/acks', { acks: '-1' }],
+      ['/api/acks', {}],
     ] as const) {
       expect((await dash.request(path, { method: 'PUT', json })).status, JSON.stringify(json)).toBe(
         400,
@@ -151,6 +165,25 @@ describe('REST: state, failure points, settings, reset, validation', () => {
     );
     expect(rows).toEqual([{ value: 'cdc' }]);
     await dash.request('/api/relay', { method: 'PUT', json: { relay: 'polling' } });
+  });
+
+  it('PUT /api/acks sets the relay producer acks the publisher follows', async () => {
+    const unsafe = await dash.request<Settings>('/api/acks', {
+      method: 'PUT',
+      json: { acks: '1' },
+    });
+    expect(unsafe.status).toBe(200);
+    expect(settingsSchema.parse(unsafe.body).acks).toBe('1');
+    const { rows } = await db.pool.query(
+      "SELECT value FROM demo_settings WHERE key = 'relay_acks'",
+    );
+    expect(rows).toEqual([{ value: '1' }]);
+    expect((await dash.dashboard.engine.tick()).settings.acks).toBe('1');
+    const safe = await dash.request<Settings>('/api/acks', {
+      method: 'PUT',
+      json: { acks: 'all' },
+    });
+    expect(safe.body.acks).toBe('all');
   });
 
   it('POST /api/reset empties the data, gives the stock back, disarms, and the stats start over', async () => {
@@ -189,6 +222,39 @@ describe('REST: state, failure points, settings, reset, validation', () => {
     const o = await createOrder(db.pool);
     expect(BigInt(o.outboxId!)).toBeGreaterThan(3n);
     expect((await dash.dashboard.engine.tick()).outbox.pending).toBe(1);
+  });
+
+  it('GET /api/audit lists rows marked sent and never delivered, where the broker acknowledged them', async () => {
+    const a = await createOrder(db.pool);
+    const b = await createOrder(db.pool);
+    // a: as the relay marks it (core's markSent records partition and offset);
+    // b: sent without a recorded position (CDC, or before core's migration 000009).
+    await markSent(db.pool, [a.outboxId!, b.outboxId!]);
+    await db.pool.query('UPDATE outbox SET kafka_partition = 4, kafka_offset = $2 WHERE id = $1', [
+      a.outboxId,
+      '9007199254740993', // past 2^53: an int64 offset must travel as a string, exactly
+    ]);
+    const res = await dash.request<AuditResponse>('/api/audit?settleSeconds=0');
+    expect(res.status).toBe(200);
+    const lost = auditResponseSchema.parse(res.body).sentNotDelivered!;
+    expect(lost.count).toBe(2);
+    expect(lost.rows.map((r) => [r.id, r.partition, r.offset])).toEqual([
+      [a.outboxId, 4, '9007199254740993'],
+      [b.outboxId, expect.any(Number), null],
+    ]);
+    // The order's journey says where the event should be, and that it never arrived.
+    const j = (await dash.request<Journey>(`/api/orders/${a.orderId}/journey`)).body;
+    expect(journeySchema.parse(j).outbox[0]).toMatchObject({
+      kafkaPartition: 4,
+      kafkaOffset: '9007199254740993',
+    });
+    expect(j.steps.find((s) => s.step === 'kafka')).toMatchObject({
+      done: false,
+      detail: expect.stringContaining(
+        'acknowledged it at orders.events partition 4 offset 9007199254740993',
+      ),
+    });
+    await dash.request('/api/reset', { method: 'POST' });
   });
 
   it('unknown routes are JSON 404s; a journey of a bad id is 400, of an unknown one 404', async () => {

@@ -5,7 +5,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journeySchema, type Journey, type StatsMessage } from '../src/contract.ts';
 import { request } from './support/dashboard.ts';
-import { waitFor } from '@outbox/testkit';
+import { freeSystemPorts, waitFor } from '@outbox/testkit';
 
 /**
  * The dashboard on the real backend: order-api, two publisher-worker replicas and
@@ -20,18 +20,15 @@ describe('dashboard-api on the running system', () => {
 
   beforeAll(async () => {
     const id = randomBytes(3).toString('hex');
-    const base = 22_000 + Math.floor(Math.random() * 2_000) * 10;
+    // Away from the demo's 3000–3004 and below the ephemeral range (testkit).
+    const ports = await freeSystemPorts();
     system = await startSystem({
       schema: `dash_${id}`,
       topicPrefix: `dash-${id}.`,
-      ports: {
-        dashboard: base,
-        orderApi: base + 1,
-        worker1: base + 2,
-        worker2: base + 3,
-        consumer: base + 4,
-      },
+      ports,
       dashboard: true,
+      // The services' OpenTelemetry SDKs export to the dashboard (demo --tracing).
+      tracing: true,
       env: { LOG_LEVEL: 'warn', SETTLE_SECONDS: '3' },
       log: (line) => process.stderr.write(`[system] ${line}\n`),
     });
@@ -107,6 +104,11 @@ describe('dashboard-api on the running system', () => {
     const [delivery] = j.deliveries;
     expect(delivery).toMatchObject({ eventId: row?.id, outcome: 'processed', topic: row?.topic });
     expect(Number(delivery?.offset)).toBeGreaterThanOrEqual(0);
+    // Where the relay recorded the broker's acknowledgement is where the consumer read it.
+    expect(row).toMatchObject({
+      kafkaPartition: delivery?.partition,
+      kafkaOffset: delivery?.offset,
+    });
     expect(j.inbox).toEqual([
       expect.objectContaining({
         eventId: row?.id,
@@ -124,6 +126,28 @@ describe('dashboard-api on the running system', () => {
       'inbox',
       'reservation',
     ]);
+
+    // Its trace, exported by the three services to the dashboard: every leg timed.
+    const traced = await journey(
+      orderId,
+      (x) => x.traces.length === 1 && x.traces[0]!.legs.every((l) => l !== null),
+    );
+    const [trace] = traced.traces;
+    expect(trace).toMatchObject({ eventId: row?.id, eventType: 'OrderCreated' });
+    expect(trace!.services).toEqual(
+      expect.arrayContaining(['inventory-consumer', 'order-api', 'publisher-worker']),
+    );
+    expect(trace!.legs.map((l) => l!.leg)).toEqual([
+      'commit',
+      'outbox',
+      'produce',
+      'consume',
+      'reservation',
+    ]);
+    // One after another, on the one clock of this machine.
+    const starts = trace!.legs.map((l) => Date.parse(l!.from));
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+    expect(trace!.deliveries.map((d) => d.duplicate)).toEqual([false]);
     await stats(
       'the order counted',
       (s) => s.totals.orders >= 1 && s.totals.published >= 1 && s.totals.deliveries >= 1,
@@ -171,7 +195,8 @@ describe('dashboard-api on the running system', () => {
       json: { mode: 'once' },
     });
     expect(armed.status).toBe(200);
-    for (let i = 0; i < 5; i += 1) await order();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push(await order());
     const m = await stats(
       'a worker restarted and duplicates caught',
       (s) =>
@@ -200,6 +225,18 @@ describe('dashboard-api on the running system', () => {
       },
       { timeoutMs: 60_000, what: 'the stream to agree with audit()' },
     );
+    // The trace of an event sent twice: the second handling's inbox.check says duplicate.
+    const twice = await waitFor(
+      async () => {
+        for (const id of ids) {
+          const j = (await request<Journey>(dashboard, `/api/orders/${id}/journey`)).body;
+          if (j.traces[0]?.deliveries.length === 2) return j.traces[0];
+        }
+        return undefined;
+      },
+      { timeoutMs: 60_000, what: 'a trace with the duplicate delivery' },
+    );
+    expect(twice.deliveries.map((d) => d.duplicate)).toEqual([false, true]);
   }, 300_000);
 
   it('resets the demo data: the stream starts over from zero', async () => {

@@ -1,9 +1,11 @@
 import { claimInbox } from '@outbox/core';
+import type { Context } from '@opentelemetry/api';
 import type { KafkaMessage } from 'kafkajs';
 import type { ClientBase } from 'pg';
 import { appliedBefore, recordDeliveries, type DeliveryOutcome } from './deliveries.ts';
 import { applyEffect } from './effects.ts';
 import type { DecodedEvent } from './message.ts';
+import { inEffectSpan } from './tracing.ts';
 import { isTransientDbError } from './transient.ts';
 
 export interface HandledDelivery {
@@ -23,7 +25,15 @@ export interface ChunkContext {
 export interface ChunkDelivery {
   message: KafkaMessage;
   decoded: DecodedEvent;
+  /** The message's span: parent of its inbox check and its effect. */
+  traceContext?: Context;
 }
+
+/** The span of an event's effect on stock; none for events that do not move stock. */
+const EFFECT_SPANS: Partial<Record<string, string>> = {
+  OrderCreated: 'inventory.reserve',
+  OrderCancelled: 'inventory.release',
+};
 
 /** The effect of one delivery threw, and not for a transient reason: that message is to blame. */
 export class EffectError extends Error {
@@ -58,12 +68,13 @@ export async function handleDeliveries(
   deliveries: readonly ChunkDelivery[],
 ): Promise<HandledDelivery[]> {
   const { consumer, topic, partition } = ctx;
-  const markers = deliveries.map(({ decoded, message }) => ({
+  const markers = deliveries.map(({ decoded, message, traceContext }) => ({
     consumer,
     eventId: decoded.eventId,
     topic,
     partition,
     offset: message.offset,
+    ...(traceContext ? { traceContext } : {}),
   }));
   let outcomes: DeliveryOutcome[];
   if (!ctx.inboxOff) {
@@ -85,10 +96,15 @@ export async function handleDeliveries(
     await claimInbox(client, markers);
   }
 
-  for (const [index, { decoded }] of deliveries.entries()) {
+  for (const [index, { decoded, traceContext }] of deliveries.entries()) {
     if (outcomes[index] === 'duplicate') continue;
     try {
-      await applyEffect(client, decoded.event, decoded.eventId);
+      await inEffectSpan(
+        EFFECT_SPANS[decoded.event.eventType],
+        traceContext,
+        { 'outbox.event_id': decoded.eventId, 'outbox.aggregate_id': decoded.aggregateId },
+        () => applyEffect(client, decoded.event, decoded.eventId),
+      );
     } catch (error) {
       if (isTransientDbError(error)) throw error;
       throw new EffectError(index, error);

@@ -16,6 +16,7 @@ import {
   type DecodedEvent,
 } from './message.ts';
 import type { ConsumerMetrics } from './metrics.ts';
+import { ChunkSpans } from './tracing.ts';
 import { isTransientDbError } from './transient.ts';
 
 /**
@@ -119,7 +120,12 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
    * that is not transient names none: each delivery is then applied in a transaction of
    * its own, which finds it. A transient error is thrown: Kafka redelivers the chunk.
    */
-  async function apply(topic: string, partition: number, chunk: Delivery[]): Promise<Applied[]> {
+  async function apply(
+    topic: string,
+    partition: number,
+    chunk: Delivery[],
+    spans: ChunkSpans,
+  ): Promise<Applied[]> {
     for (;;) {
       const live = chunk.filter((d) => d.decoded && !d.deadLetter);
       if (live.length === 0) return [];
@@ -129,7 +135,11 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
           handleDeliveries(
             client,
             { consumer: deps.consumerName, topic, partition, inboxOff },
-            live.map((d) => ({ message: d.message, decoded: d.decoded! })),
+            live.map((d) => ({
+              message: d.message,
+              decoded: d.decoded!,
+              traceContext: spans.contextOf(d.message),
+            })),
           ),
         );
         return live.map((delivery, i) => ({ delivery, handled: handled[i]!, inboxOff }));
@@ -145,7 +155,8 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
           'a statement of the whole chunk failed; applying its messages one by one',
         );
         const applied: Applied[] = [];
-        for (const delivery of live) applied.push(...(await apply(topic, partition, [delivery])));
+        for (const delivery of live)
+          applied.push(...(await apply(topic, partition, [delivery], spans)));
         return applied;
       }
     }
@@ -160,10 +171,12 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
         return { message, deadLetter: { reason: poison.reason, detail: poison.message } };
       }
     });
+    const spans = new ChunkSpans(topic, partition, messages);
     let applied;
     try {
-      applied = await apply(topic, partition, chunk);
+      applied = await apply(topic, partition, chunk, spans);
     } catch (error) {
+      spans.failed(error);
       if (isTransientDbError(error)) {
         metrics.transientErrors.inc();
         log.warn(
@@ -176,6 +189,7 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
     for (const { delivery, handled, inboxOff } of applied) {
       const decoded = delivery.decoded!;
       metrics.count(handled.outcome, handled.fifoViolation);
+      spans.applied(delivery.message, decoded.eventId, handled.outcome);
       log.info(
         {
           topic,
@@ -192,8 +206,19 @@ export function createOnBatch(deps: OnBatchDeps): (payload: EachBatchPayload) =>
         `event ${handled.outcome}`,
       );
     }
-    for (const delivery of chunk)
-      if (delivery.deadLetter) await toDeadLetter(topic, partition, delivery);
+    try {
+      for (const delivery of chunk)
+        if (delivery.deadLetter) {
+          spans.deadLettered(
+            delivery.message,
+            delivery.deadLetter.reason,
+            delivery.deadLetter.detail,
+          );
+          await toDeadLetter(topic, partition, delivery);
+        }
+    } finally {
+      spans.end();
+    }
     return applied.length > 0;
   }
 

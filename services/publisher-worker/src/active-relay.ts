@@ -1,15 +1,17 @@
 import type { Logger } from '@outbox/core';
-import { readRelayMode, type ActiveRelay } from '@outbox/lab';
+import { readRelayAcks, readRelayMode, type ActiveRelay, type RelayAcksSetting } from '@outbox/lab';
 import type { Pool } from 'pg';
 
 export interface ActiveRelayFollower {
   /** The relay the demo's handover last recorded as publishing. */
   current(): ActiveRelay;
+  /** The `relay_acks` setting ('all' unless the lesson asked for '1'). */
+  acks(): RelayAcksSetting;
   stop(): void;
 }
 
 /**
- * Follows the `relay_active` demo setting by reading it every `everyMs` (one indexed
+ * Follows the `relay_active` and `relay_acks` demo settings by reading them every `everyMs` (one indexed
  * read: cheaper to reason about than a LISTEN connection of its own). A failed read
  * keeps the last value: while PostgreSQL is unreachable neither the relay nor the
  * confirmer can do anything anyway.
@@ -20,13 +22,17 @@ export async function followActiveRelay(
   everyMs = 500,
 ): Promise<ActiveRelayFollower> {
   let active = (await readRelayMode(pool)).active;
+  let acks = await readRelayAcks(pool);
   let failing = false;
   const timer = setInterval(() => {
-    readRelayMode(pool).then(
-      (mode) => {
+    Promise.all([readRelayMode(pool), readRelayAcks(pool)]).then(
+      ([mode, wantedAcks]) => {
         if (mode.active.relay !== active.relay)
           log.info({ active: mode.active }, `the demo's active relay is now ${mode.active.relay}`);
+        if (wantedAcks !== acks)
+          log.warn({ acks: wantedAcks }, `the relay's acks are now ${wantedAcks}`);
         active = mode.active;
+        acks = wantedAcks;
         failing = false;
       },
       (error: unknown) => {
@@ -36,5 +42,5 @@ export async function followActiveRelay(
     );
   }, everyMs);
   timer.unref();
-  return { current: () => active, stop: () => clearInterval(timer) };
+  return { current: () => active, acks: () => acks, stop: () => clearInterval(timer) };
 }

@@ -1,4 +1,4 @@
-import { backoffMs, relayPartitioner, type Logger } from '@outbox/core';
+import { backoffMs, relayPartitioner, type Logger, type RelayAcks } from '@outbox/core';
 import { FaultySocketFactory, kafkaClient } from '@outbox/lab';
 import type { Kafka, Producer } from 'kafkajs';
 import type { WorkerConfig } from './config.ts';
@@ -6,8 +6,12 @@ import type { WorkerConfig } from './config.ts';
 export interface WorkerKafka {
   kafka: Kafka;
   producer: Producer;
-  /** A new producer with the same settings (the relay renews a broken one). */
-  createProducer: () => Producer;
+  /**
+   * A new producer with the same settings (the relay renews a broken one), idempotent
+   * for acks = all; for the lesson's acks = 1 not (kafkajs refuses acks = 1 on an
+   * idempotent producer).
+   */
+  createProducer: (acks?: RelayAcks) => Producer;
   /**
    * With chaos on, every broker socket goes through it: the outage failure point cuts
    * them for real. Undefined with chaos off (plain sockets).
@@ -32,7 +36,7 @@ export function createKafka(
     ...(sockets ? { socketFactory: sockets.factory } : {}),
     retry,
   });
-  const createProducer = () =>
+  const createProducer = (acks: RelayAcks = 'all') =>
     kafka.producer({
       // Java-compatible murmur2 (a key lands on the partition any other client picks),
       // remembered per message: the relay checks every partition it wrote to was acked.
@@ -42,7 +46,7 @@ export function createKafka(
       // so retries add no duplicates and cannot reorder a partition (one request in
       // flight). Without it a clean-clone CI run saw 72 duplicates from 2,000 events with
       // no crash at all.
-      idempotent: true,
+      idempotent: acks === 'all',
       maxInFlightRequests: 1,
       retry,
     });

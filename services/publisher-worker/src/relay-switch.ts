@@ -1,4 +1,11 @@
-import { CdcConfirmer, OutboxRelay, type Logger, type RelayOptions } from '@outbox/core';
+import {
+  CdcConfirmer,
+  OutboxRelay,
+  type Logger,
+  type RelayAcks,
+  type RelayOptions,
+} from '@outbox/core';
+import type { Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 
 /**
@@ -8,11 +15,18 @@ import type { Pool } from 'pg';
  *   confirmed, and publish nothing.
  */
 export type WorkerRole =
-  { role: 'relay'; sharded: boolean } | { role: 'confirm'; slot: string; topic: string };
+  | { role: 'relay'; sharded: boolean; acks?: RelayAcks }
+  | { role: 'confirm'; slot: string; topic: string };
 
 export interface RelaySwitchOptions {
-  /** Everything the relay needs except `sharded`, which the switch decides. */
-  relay: Omit<RelayOptions, 'sharded'> & { pool: Pool; replicaId: string };
+  /** Everything the relay needs except `sharded` and `acks`, which the switch decides. */
+  relay: Omit<RelayOptions, 'sharded' | 'acks'> & { pool: Pool; replicaId: string };
+  /**
+   * Before a relay starts with `acks`: returns the producer it must use (kafkajs sends
+   * acks = 1 only on a non-idempotent producer, so a change of acks means another
+   * producer). Default: the relay options' producer.
+   */
+  producerFor?: (acks: RelayAcks) => Promise<Producer>;
   /** Asked every `checkMs`: what should this replica do now? */
   want: () => WorkerRole;
   checkMs?: number;
@@ -25,12 +39,13 @@ interface Runner {
   stop(): Promise<void>;
 }
 
-const keyOf = (r: WorkerRole) => (r.role === 'relay' ? `relay:${r.sharded}` : `confirm:${r.slot}`);
+const keyOf = (r: WorkerRole) =>
+  r.role === 'relay' ? `relay:${r.sharded}:${r.acks ?? 'all'}` : `confirm:${r.slot}`;
 
 /**
  * Runs one OutboxRelay, or core's CdcConfirmer while Debezium publishes, and swaps
  * them without a restart when the wanted role changes (the `worker.unsharded` failure
- * point, the demo's relay handover): the old part stops gracefully (a relay's batch in
+ * point, the demo's relay handover, the relay's acks): the old part stops gracefully (a relay's batch in
  * flight finishes and commits) before the new one starts, so this replica never runs
  * both.
  */
@@ -83,22 +98,40 @@ export class RelaySwitch {
       { replicaId: this.options.relay.replicaId, ...wanted },
       wanted.role === 'confirm'
         ? `Debezium publishes now: confirming from slot ${wanted.slot}, publishing nothing`
-        : wanted.sharded
-          ? 'relaying sharded (FIFO per aggregate)'
-          : 'worker.unsharded is on: relaying without shards (FIFO per aggregate no longer guaranteed)',
+        : `${
+            wanted.sharded
+              ? 'relaying sharded (FIFO per aggregate)'
+              : 'worker.unsharded is on: relaying without shards (FIFO per aggregate no longer guaranteed)'
+          }${
+            (wanted.acks ?? 'all') === 'all'
+              ? ', acks = all'
+              : ', acks = 1 (UNSAFE: a leader that dies before its followers copy a batch loses events marked sent)'
+          }`,
     );
     await this.stopRunner();
     if (!this.stopped) await this.startRunner(wanted);
   }
 
   private async startRunner(role: WorkerRole): Promise<void> {
-    this.current = role;
     this.runnerStartedAt = Date.now();
     if (role.role === 'relay') {
-      const relay = new OutboxRelay({ ...this.options.relay, sharded: role.sharded });
+      const acks = role.acks ?? 'all';
+      // May throw (Kafka unreachable): `current` is then still the old role, so the
+      // next check tries again.
+      const producer = this.options.producerFor
+        ? await this.options.producerFor(acks)
+        : this.options.relay.producer;
+      this.current = role;
+      const relay = new OutboxRelay({
+        ...this.options.relay,
+        producer,
+        sharded: role.sharded,
+        acks,
+      });
       this.runner = relay;
       await relay.start();
     } else {
+      this.current = role;
       const confirmer = new CdcConfirmer({
         pool: this.options.relay.pool,
         slot: role.slot,

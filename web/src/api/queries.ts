@@ -10,6 +10,7 @@ import {
   type ArmRequest,
   type FailurePointName,
   type OrderMode,
+  type RelayAcks,
   type RelayKind,
 } from '@outbox/dashboard-api/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -50,6 +51,11 @@ export function useSetMode() {
 
 export function useSetRelay() {
   return useControl((relay: RelayKind) => api(settingsSchema, 'PUT', routes.relay.path, { relay }));
+}
+
+/** The relay's producer acks ('1' is the unsafe lesson). */
+export function useSetAcks() {
+  return useControl((acks: RelayAcks) => api(settingsSchema, 'PUT', routes.acks.path, { acks }));
 }
 
 export function useSetTraffic() {

@@ -10,6 +10,7 @@ import { useEffect, useReducer } from 'react';
 import { io } from 'socket.io-client';
 import { isAnomaly, mergeFeed } from '../live/feed.ts';
 import { trackHits, type RowHits } from '../live/hits.ts';
+import { trackLeaderMoves, type LeaderMoves } from '../live/kafka.ts';
 import { appendSample, type Sample } from '../live/series.ts';
 import { api } from './client.ts';
 
@@ -25,6 +26,8 @@ export interface LiveState {
   anomalies: readonly FeedEvent[];
   /** When each scenario row last happened (for the table's highlight). */
   hits: RowHits;
+  /** orders.events' leader changes this page saw, per partition (the Kafka panel). */
+  leaderMoves: LeaderMoves;
   connected: boolean;
   /** A message that does not match the contract (shown, not thrown). */
   problem: string | null;
@@ -43,6 +46,7 @@ const initial: LiveState = {
   feed: [],
   anomalies: [],
   hits: {},
+  leaderMoves: {},
   connected: false,
   problem: null,
 };
@@ -66,6 +70,12 @@ function reduce(state: LiveState, action: Action): LiveState {
         stats: action.msg,
         series: appendSample(state.series, action.msg),
         hits: trackHits(state.hits, state.stats, action.msg),
+        leaderMoves: trackLeaderMoves(
+          state.leaderMoves,
+          state.stats?.kafka,
+          action.msg.kafka,
+          action.msg.at,
+        ),
         ...withEvents(state, action.msg.events),
         problem: null,
       };

@@ -12,15 +12,47 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { alertBadge, type AlertBadge } from '../live/alerts.ts';
 import type { Sample } from '../live/series.ts';
 import { formatClock, formatCount, formatRate, formatSeconds } from '../format.ts';
 
 /** The seed's alert thresholds ("Мониторинг"): outbox_pending > 1000, outbox_lag_seconds > 60. */
 const PENDING_ALERT = 1_000;
 const LAG_ALERT_SECONDS = 60;
+/** Their rules in packages/ops/alerts/outbox.rules.yml, and the metric each one watches. */
+const PENDING_RULE = { alert: 'OutboxPendingHigh', metric: 'outbox_pending' };
+const LAG_RULE = { alert: 'OutboxLagHigh', metric: 'outbox_lag_seconds' };
 
 const axisTime = (t: number) => formatClock(t).slice(3);
 const lagTick = (s: number) => `${s < 10 ? Number(s.toFixed(1)) : Math.round(s)} s`;
+
+/** The rule's state in Prometheus (colour-coded) and a link to the metric's graph there. */
+function AlertState({ badge, testId }: { badge: AlertBadge; testId: string }) {
+  return (
+    <span className="alert-rule">
+      <span
+        className={`alert-state alert-state-${badge.state}`}
+        data-testid={`${testId}-alert-state`}
+        data-state={badge.state}
+        title={badge.title}
+      >
+        {badge.label}
+      </span>
+      {badge.graphUrl && (
+        <a
+          className="alert-graph"
+          href={badge.graphUrl}
+          target="_blank"
+          rel="noreferrer"
+          data-testid={`${testId}-graph`}
+          title="This metric's graph in Prometheus"
+        >
+          graph ↗
+        </a>
+      )}
+    </span>
+  );
+}
 
 function ChartCard(props: {
   title: string;
@@ -28,6 +60,7 @@ function ChartCard(props: {
   alert: string;
   alarming: boolean;
   testId: string;
+  badge?: AlertBadge;
   children: ReactElement;
 }) {
   return (
@@ -38,6 +71,7 @@ function ChartCard(props: {
           {props.value}
         </span>
         <span className="chart-alert">{props.alert}</span>
+        {props.badge && <AlertState badge={props.badge} testId={props.testId} />}
       </figcaption>
       <div className="chart-plot">
         <ResponsiveContainer width="100%" height={150}>
@@ -63,6 +97,8 @@ export function LiveCharts({
   const data = series as Sample[];
   const pending = stats?.outbox.pending ?? 0;
   const lag = stats?.outbox.lagSeconds ?? 0;
+  const pendingBadge = alertBadge(stats?.prometheus, PENDING_RULE.alert, PENDING_RULE.metric);
+  const lagBadge = alertBadge(stats?.prometheus, LAG_RULE.alert, LAG_RULE.metric);
   const grid = <CartesianGrid strokeDasharray="3 3" stroke="var(--grid)" vertical={false} />;
   const x = (
     <XAxis
@@ -88,8 +124,9 @@ export function LiveCharts({
         title="Outbox pending"
         value={formatCount(pending)}
         alert={`alert > ${formatCount(PENDING_ALERT)}`}
-        alarming={pending > PENDING_ALERT}
+        alarming={pending > PENDING_ALERT || pendingBadge.state === 'firing'}
         testId="chart-pending"
+        badge={pendingBadge}
       >
         <AreaChart data={data} {...common}>
           {grid}
@@ -115,8 +152,9 @@ export function LiveCharts({
         title="Lag (oldest pending)"
         value={formatSeconds(lag)}
         alert={`alert > ${LAG_ALERT_SECONDS} s`}
-        alarming={lag > LAG_ALERT_SECONDS}
+        alarming={lag > LAG_ALERT_SECONDS || lagBadge.state === 'firing'}
         testId="chart-lag"
+        badge={lagBadge}
       >
         <AreaChart data={data} {...common}>
           {grid}

@@ -2,6 +2,7 @@ import type { Journey } from '@outbox/dashboard-api/contract';
 import { useEffect, useState } from 'react';
 import { isUuid, useJourney } from '../api/queries.ts';
 import { formatClock, shortId } from '../format.ts';
+import { TraceLegs } from './TraceLegs.tsx';
 
 const STEP_LABEL: Record<Journey['steps'][number]['step'], string> = {
   order: 'orders row',
@@ -91,6 +92,7 @@ export function OrderJourney({
             )}
           </p>
           <Steps journey={data} />
+          <TraceLegs journey={data} />
           {data.deliveries.length > 0 ? (
             <ul className="journey-deliveries">
               {data.deliveries.map((d) => (

@@ -141,7 +141,18 @@ export function OutboxBrowser({ onOrder }: { onOrder: (orderId: string) => void 
                     {r.error ?? ''}
                   </td>
                   <td>{formatClock(r.createdAt)}</td>
-                  <td>{r.sentAt ? formatClock(r.sentAt) : '—'}</td>
+                  <td>
+                    {r.sentAt ? formatClock(r.sentAt) : '—'}
+                    {r.kafkaOffset != null ? (
+                      <span
+                        className="muted sent-at"
+                        title={`The broker acknowledged it at ${r.topic ?? 'its topic'}, partition ${r.kafkaPartition}, offset ${r.kafkaOffset}`}
+                      >
+                        {' '}
+                        p{r.kafkaPartition}@{r.kafkaOffset}
+                      </span>
+                    ) : null}
+                  </td>
                   <td className="num">{r.shard}</td>
                   <td>
                     {r.status === 'dead' || r.status === 'failed' ? (

@@ -82,5 +82,51 @@ export function trackHits(
     if (failure?.id === row && later(failure.at, out[row]?.at))
       out[row] = { at: failure.at, detail: failure.orderId ? `order ${failure.orderId}` : '' };
   }
+  trackBrokerRows(out, prev, next);
   return out;
+}
+
+const LEADER_MOVE_NEWS_MS = 5 * 60_000;
+
+const lostCount = (m: StatsMessage) =>
+  m.invariants.neverPublished ?? m.invariants.ordersWithoutEvents;
+
+/**
+ * The broker's rows (3 brokers only). A partition of orders.events changed leader:
+ * "the partition leader killed". Orders never published rose while the relay runs with
+ * acks = 1 in outbox mode: events the outbox marked sent and the cluster lost. Nothing
+ * lost any more (a reset) clears the second; the first goes out after 5 minutes.
+ */
+function trackBrokerRows(out: RowHits, prev: StatsMessage | undefined, next: StatsMessage): void {
+  const kafka = next.kafka;
+  if (lostCount(next) === 0) delete out.acks_one_lost;
+  // A leader's move is news for a few minutes; no counter says when it is over.
+  const failover = out.leader_failover;
+  if (failover && Date.parse(next.at) - Date.parse(failover.at) > LEADER_MOVE_NEWS_MS)
+    delete out.leader_failover;
+  if (!prev || kafka?.brokers !== 3) return;
+  const before = prev.kafka;
+  if (before && kafka.reachable && before.topic === kafka.topic) {
+    const leaders = new Map(before.partitions.map((p) => [p.partition, p.leader]));
+    const moved = kafka.partitions.find(
+      (p) => leaders.has(p.partition) && leaders.get(p.partition) !== p.leader && p.leader !== null,
+    );
+    if (moved) {
+      const from = leaders.get(moved.partition);
+      out.leader_failover = {
+        at: next.at,
+        detail: `${kafka.topic}[${moved.partition}]: leader ${from === null || from === undefined ? 'none' : `broker ${from}`} → broker ${moved.leader}`,
+      };
+    }
+  }
+  const lost = lostCount(next);
+  if (
+    next.settings.mode === 'outbox' &&
+    (next.settings.acks ?? 'all') === '1' &&
+    lost > lostCount(prev)
+  )
+    out.acks_one_lost = {
+      at: next.at,
+      detail: `${lost} committed order${lost === 1 ? '' : 's'} whose event the outbox marked sent never reached the topic`,
+    };
 }

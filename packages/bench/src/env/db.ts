@@ -86,6 +86,9 @@ export const BENCH_SCHEMAS = [
   'bench_growth_big',
   'bench_cleanup',
   'bench_inbox',
+  'bench_marksent_update',
+  'bench_marksent_queue',
+  'bench_marksent_delete',
 ];
 
 /** Drops what an interrupted run left behind (a 10M-row table is worth the look). */

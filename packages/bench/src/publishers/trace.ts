@@ -68,8 +68,8 @@ export class PhaseTrace {
 function phaseOf(text: string): string {
   const t = text.trim().replace(/\s+/g, ' ');
   if (/^(BEGIN|COMMIT|ROLLBACK)/i.test(t)) return t.split(' ')[0]!.toUpperCase();
-  if (t.includes('pg_try_advisory_xact_lock')) return 'lockShards';
-  if (t.includes('FOR UPDATE') && t.includes('SKIP LOCKED')) return 'claim';
+  if (t.includes('FOR UPDATE') && t.includes('SKIP LOCKED'))
+    return t.includes('pg_try_advisory_xact_lock') ? 'lockShards + claim' : 'claim';
   if (/^UPDATE outbox o SET sent_at/i.test(t) || /^UPDATE outbox SET sent_at/i.test(t))
     return 'markSent';
   if (t.includes('outbox_relay_members')) return 'membership';

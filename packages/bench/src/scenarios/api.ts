@@ -3,6 +3,7 @@ import type { BenchContext, ScenarioResult } from '../env/context.ts';
 import { cpuSnapshot, cpuUse } from '../env/cpu.ts';
 import { createSchema, settle, type BenchSchema } from '../env/db.ts';
 import { deleteTopics, kafkaClient } from '../env/kafka.ts';
+import { startOtlpSink, type OtlpSink } from '../env/otlp-sink.ts';
 import { startService, type ServiceProcess } from '../env/service.ts';
 import { startWorker, type Worker } from '../env/worker.ts';
 import type { PlainServerSpec } from '../baseline/plain-server.ts';
@@ -16,18 +17,29 @@ import { alternate, fmt, ratio, spread, summarize, type Summary } from '../stats
  *            default WRITE_PATH, core's appendWith), one round trip;
  *   outbox-transaction — the same order-api with WRITE_PATH=transaction: BEGIN,
  *            INSERT, INSERT, COMMIT (core's withTransaction + append), four round trips;
- *   naive  — the real order-api, naive mode (COMMIT, then produce to Kafka in the request).
+ *   naive  — the real order-api, naive mode (COMMIT, then produce to Kafka in the request);
+ *   outbox-traced — outbox mode with OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set:
+ *            http, express and pg instrumentations, core's outbox.append span, every
+ *            span exported over OTLP/HTTP JSON to a local sink that drops them).
  * No relay runs: this is the request path's cost. order-api is started as its tests
  * start it; the mode is chosen per request in the body.
  */
-type ApiVariant = 'plain' | 'outbox' | 'outbox-transaction' | 'naive' | 'one-statement';
+type ApiVariant =
+  'plain' | 'outbox' | 'outbox-transaction' | 'naive' | 'outbox-traced' | 'one-statement';
 // 'one-statement' is for analysis only (--variant one-statement): see the baseline server.
-const DEFAULT_VARIANTS: ApiVariant[] = ['plain', 'outbox', 'outbox-transaction', 'naive'];
+const DEFAULT_VARIANTS: ApiVariant[] = [
+  'plain',
+  'outbox',
+  'outbox-transaction',
+  'naive',
+  'outbox-traced',
+];
 const LABELS: Record<ApiVariant, string> = {
   plain: 'plain insert, no outbox (baseline server)',
   outbox: 'order-api, outbox mode, one statement (WRITE_PATH=statement, the default)',
   'outbox-transaction': 'order-api, outbox mode, BEGIN … COMMIT (WRITE_PATH=transaction)',
   naive: 'order-api, naive mode (Kafka in the request)',
+  'outbox-traced': 'order-api, outbox mode, one statement, traced (OpenTelemetry, OTLP/HTTP)',
   'one-statement': 'baseline server: order + outbox row in one statement (analysis)',
 };
 const CONNECTIONS = 32;
@@ -55,11 +67,14 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
   let plain: Worker | undefined;
   let service: ServiceProcess | undefined;
   let serviceTx: ServiceProcess | undefined;
+  let serviceTraced: ServiceProcess | undefined;
+  let sink: OtlpSink | undefined;
   const runs: Record<ApiVariant, ApiRun[]> = {
     plain: [],
     outbox: [],
     'outbox-transaction': [],
     naive: [],
+    'outbox-traced': [],
     'one-statement': [],
   };
   const VARIANTS: ApiVariant[] = [
@@ -93,11 +108,20 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
       profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
     );
     serviceTx = await startService('order-api', { ...serviceEnv, WRITE_PATH: 'transaction' });
+    if (VARIANTS.includes('outbox-traced')) {
+      sink = await startOtlpSink();
+      serviceTraced = await startService('order-api', {
+        ...serviceEnv,
+        WRITE_PATH: 'statement',
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      });
+    }
     const urls: Record<ApiVariant, string> = {
       plain: `${plainUrl}/orders`,
       outbox: `${service.url}/orders`,
       'outbox-transaction': `${serviceTx.url}/orders`,
       naive: `${service.url}/orders`,
+      'outbox-traced': `${serviceTraced?.url ?? ''}/orders`,
       'one-statement': `${plainUrl}/orders-one-statement`,
     };
     // Warm-up (JIT, pool connections, Kafka metadata): not recorded.
@@ -111,9 +135,11 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
       const server =
         variant === 'outbox-transaction'
           ? serviceTx!
-          : variant === 'outbox' || variant === 'naive'
-            ? service!
-            : plain!;
+          : variant === 'outbox-traced'
+            ? serviceTraced!
+            : variant === 'outbox' || variant === 'naive'
+              ? service!
+              : plain!;
       const groups = {
         server: [server.child.pid!],
         autocannon: [process.pid],
@@ -136,6 +162,8 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
   } finally {
     await service?.stop();
     await serviceTx?.stop();
+    await serviceTraced?.stop();
+    await sink?.close();
     await plain?.stop();
     await plainSchema?.drop();
     await serviceSchema?.drop();
@@ -167,9 +195,16 @@ export async function benchApi(ctx: BenchContext): Promise<ScenarioResult> {
         .join(' / '),
     ]),
   );
+  // order-api's CPU per request (ms of one core): steadier than req/s when other work
+  // shares the cores, since it does not count the time the server waits for them.
+  const cpuPerRequest = (v: ApiVariant) =>
+    summarize(runs[v].map((r) => ((r.cpu.server ?? NaN) * 10) / r.requestsPerSecond)).median;
+  const traced = VARIANTS.includes('outbox-traced')
+    ? `\n\nTracing's cost: outbox-traced / outbox = ${ratio(rps['outbox-traced'].median, rps.outbox.median)} of the req/s (medians); order-api's CPU per request ${fmt(cpuPerRequest('outbox'), 2)} ms untraced, ${fmt(cpuPerRequest('outbox-traced'), 2)} ms traced (× ${fmt(cpuPerRequest('outbox-traced') / cpuPerRequest('outbox'), 2)}); the sink received ${fmt(sink?.received().requests ?? 0)} exports, ${fmt((sink?.received().bytes ?? 0) / 1e6, 1)} MB.`
+    : '';
   return {
     title: `API throughput: POST /orders, autocannon ${CONNECTIONS} connections, ${seconds} s per run`,
-    table: `${table}\n\nTarget: outbox mode ≥ 3,000 req/s on this machine and ≥ 80% of plain insert. No relay runs during the load; load generator, server and PostgreSQL share the 2 cores.`,
+    table: `${table}\n\nTarget: outbox mode ≥ 3,000 req/s on this machine and ≥ 80% of plain insert. No relay runs during the load; load generator, server and PostgreSQL share the 2 cores.${traced}`,
     data: { seconds, connections: CONNECTIONS, runs, requestsPerSecond: rps, p99 },
     chartTitle: 'API: req/s, ratio to the plain insert (target outbox ≥ 80%)',
     chart: VARIANTS.map((v) => ({
@@ -218,7 +253,7 @@ function body(i: number, mode: ApiVariant): string {
     userId: 1 + (i % 100_000),
     sku: SKUS[i % SKUS.length],
     quantity: 1 + (i % 3),
-    ...(mode === 'outbox' || mode === 'outbox-transaction'
+    ...(mode === 'outbox' || mode === 'outbox-transaction' || mode === 'outbox-traced'
       ? { mode: 'outbox' }
       : mode === 'naive'
         ? { mode }

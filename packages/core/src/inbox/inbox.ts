@@ -1,4 +1,6 @@
+import { context, trace, type Context } from '@opentelemetry/api';
 import type { ClientBase } from 'pg';
+import { ATTR, failSpan, tracer } from '../tracing.ts';
 
 /** Identifies one delivery of an event to one consumer. */
 export interface InboxDelivery {
@@ -9,6 +11,11 @@ export interface InboxDelivery {
   topic: string;
   partition?: number;
   offset?: string;
+  /**
+   * The parent of this delivery's `inbox.check` span, e.g. the consumer's span of the
+   * message (default: the active context).
+   */
+  traceContext?: Context;
 }
 
 export type InboxOutcome<T> = { status: 'processed'; result: T } | { status: 'duplicate' };
@@ -34,6 +41,45 @@ export async function claimInbox(
   }
   if (firsts.size === 0) return [];
   const rows = [...firsts.values()];
+  // One `inbox.check` span per delivery, all timed by the one statement that decides them.
+  const spans = deliveries.map((d) =>
+    tracer.startSpan(
+      'inbox.check',
+      {
+        attributes: {
+          [ATTR.inboxConsumer]: d.consumer,
+          [ATTR.eventId]: d.eventId,
+          'messaging.destination.name': d.topic,
+          ...(deliveries.length > 1 ? { 'messaging.batch.message_count': deliveries.length } : {}),
+        },
+      },
+      d.traceContext ?? context.active(),
+    ),
+  );
+  // For one delivery the statement runs inside its span (a pg span nests under it); a
+  // chunk's statement belongs to all of them and stays in the caller's context.
+  const scope = spans.length === 1 ? trace.setSpan(context.active(), spans[0]!) : context.active();
+  let inserted: { consumer: string; event_id: string }[];
+  try {
+    inserted = await context.with(scope, () => insertMarkers(client, rows));
+  } catch (error) {
+    for (const span of spans) failSpan(span, error);
+    throw error;
+  }
+  const fresh = new Set(inserted.map((r) => inboxKey(r.consumer, r.event_id)));
+  return deliveries.map((d, i) => {
+    const key = inboxKey(d.consumer, d.eventId);
+    const isNew = firsts.get(key) === d && fresh.has(key);
+    spans[i]!.setAttribute(ATTR.inboxDuplicate, !isNew);
+    spans[i]!.end();
+    return isNew;
+  });
+}
+
+async function insertMarkers(
+  client: ClientBase,
+  rows: InboxDelivery[],
+): Promise<{ consumer: string; event_id: string }[]> {
   const { rows: inserted } = await client.query<{ consumer: string; event_id: string }>(
     `INSERT INTO inbox (consumer, event_id, topic, kafka_partition, kafka_offset)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[])
@@ -47,11 +93,7 @@ export async function claimInbox(
       rows.map((d) => d.offset ?? null),
     ],
   );
-  const fresh = new Set(inserted.map((r) => inboxKey(r.consumer, r.event_id)));
-  return deliveries.map((d) => {
-    const key = inboxKey(d.consumer, d.eventId);
-    return firsts.get(key) === d && fresh.has(key);
-  });
+  return inserted;
 }
 
 /**

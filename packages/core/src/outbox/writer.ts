@@ -1,5 +1,7 @@
+import type { Span } from '@opentelemetry/api';
 import type { ClientBase, Pool } from 'pg';
 import { NotInTransactionError } from '../errors.ts';
+import { ATTR, inSpan, traceHeaders } from '../tracing.ts';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeEvent, type OutboxEvent } from './event.ts';
 
 /** Checks an event before it is written; e.g. the schema registry's validator. */
@@ -61,12 +63,16 @@ export class OutboxWriter {
       throw new NotInTransactionError();
     }
     if (events.length === 0) return [];
-    const { select, values } = this.eventRows(events, 1);
-    const result = await client.query<{ id: string }>(
-      `INSERT INTO outbox (${INSERT_COLUMNS}) ${select} ORDER BY t.n RETURNING id`,
-      values,
-    );
-    return result.rows.map((r) => ({ id: r.id }));
+    return inSpan('outbox.append', eventAttributes(events), async (span) => {
+      const { select, values } = this.eventRows(events, 1);
+      const result = await client.query<{ id: string }>(
+        `INSERT INTO outbox (${INSERT_COLUMNS}) ${select} ORDER BY t.n RETURNING id`,
+        values,
+      );
+      const appended = result.rows.map((r) => ({ id: r.id }));
+      setEventIds(span, appended);
+      return appended;
+    });
   }
 
   /**
@@ -90,24 +96,36 @@ export class OutboxWriter {
     events: OutboxEvent[],
   ): Promise<AppendedWith> {
     if (events.length === 0) throw new TypeError('appendWith needs at least one event');
-    const { select, values } = this.eventRows(events, change.values.length + 1);
-    const result = await client.query<{ changed: number; ids: string[] }>(
-      `WITH change AS (${change.text}),
-       appended AS (
-         INSERT INTO outbox (${INSERT_COLUMNS}) ${select}
-         WHERE EXISTS (SELECT FROM change) ORDER BY t.n RETURNING id)
-       SELECT (SELECT count(*) FROM change)::int AS changed,
-              ARRAY(SELECT id::text FROM appended ORDER BY id) AS ids`,
-      [...change.values, ...values],
-    );
-    const row = result.rows[0];
-    return { changed: row?.changed ?? 0, events: (row?.ids ?? []).map((id) => ({ id })) };
+    return inSpan('outbox.append', eventAttributes(events), async (span) => {
+      const { select, values } = this.eventRows(events, change.values.length + 1);
+      const result = await client.query<{ changed: number; ids: string[] }>(
+        `WITH change AS (${change.text}),
+         appended AS (
+           INSERT INTO outbox (${INSERT_COLUMNS}) ${select}
+           WHERE EXISTS (SELECT FROM change) ORDER BY t.n RETURNING id)
+         SELECT (SELECT count(*) FROM change)::int AS changed,
+                ARRAY(SELECT id::text FROM appended ORDER BY id) AS ids`,
+        [...change.values, ...values],
+      );
+      const row = result.rows[0];
+      const appended = (row?.ids ?? []).map((id) => ({ id }));
+      setEventIds(span, appended);
+      return { changed: row?.changed ?? 0, events: appended };
+    });
   }
 
-  /** The events as one SELECT over unnest'ed arrays, parameters from `$first` on. */
+  /**
+   * The events as one SELECT over unnest'ed arrays, parameters from `$first` on. Called
+   * inside the `outbox.append` span: an event without a `traceparent` header of its own
+   * gets that span's, so the relay's publish span continues the writer's trace.
+   */
   private eventRows(events: OutboxEvent[], first: number): { select: string; values: unknown[] } {
+    const trace = traceHeaders();
     const rows = events.map((event) =>
-      serializeEvent(this.validate ? this.validate(event) : event, this.maxPayloadBytes),
+      serializeEvent(
+        withTrace(this.validate ? this.validate(event) : event, trace),
+        this.maxPayloadBytes,
+      ),
     );
     const p = (i: number) => `$${first + i}`;
     return {
@@ -124,4 +142,33 @@ export class OutboxWriter {
       ],
     };
   }
+}
+
+/** The event with the trace headers added, unless it carries a traceparent of its own. */
+function withTrace(event: OutboxEvent, trace: Record<string, string>): OutboxEvent {
+  if (trace.traceparent === undefined || event.headers?.traceparent !== undefined) return event;
+  return { ...event, headers: { ...event.headers, ...trace } };
+}
+
+/** The `outbox.append` span's attributes: the event's, or the count for several. */
+function eventAttributes(events: OutboxEvent[]): Record<string, string | number> {
+  const [event] = events;
+  if (events.length !== 1 || !event) return { 'outbox.event_count': events.length };
+  // Only strings: the event is not validated yet, and a span must not throw.
+  const text = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+  return {
+    [ATTR.aggregateType]: text(event.aggregateType),
+    [ATTR.aggregateId]: text(event.aggregateId),
+    [ATTR.eventType]: text(event.eventType),
+  };
+}
+
+/** The outbox ids (= event ids) once the INSERT returned them. */
+function setEventIds(span: Span, appended: AppendedEvent[]): void {
+  if (appended.length === 1) span.setAttribute(ATTR.eventId, appended[0]!.id);
+  else if (appended.length > 1)
+    span.setAttribute(
+      'outbox.event_ids',
+      appended.map((a) => a.id),
+    );
 }

@@ -36,7 +36,10 @@ export function assignedPartition(
  * per partition is the broker's word that every message of it is replicated.
  */
 export function checkAcknowledged(messages: Message[], acknowledged: RecordMetadata[]): void {
-  const acked = new Set(acknowledged.map((m) => `${m.topicName}\u0000${m.partition}`));
+  // An acks = 0 send has no answer: kafkajs (as patched) lists its partitions as null.
+  const acked = new Set(
+    acknowledged.filter(Boolean).map((m) => `${m.topicName}\u0000${m.partition}`),
+  );
   const missing = new Set<string>();
   for (const message of messages) {
     const where = assigned.get(message);
@@ -44,4 +47,39 @@ export function checkAcknowledged(messages: Message[], acknowledged: RecordMetad
       missing.add(`${where.topic}[${where.partition}]`);
   }
   if (missing.size > 0) throw new UnacknowledgedPartitionsError([...missing]);
+}
+
+/** Where the broker wrote a message: a partition and an offset (int64, as a decimal string). */
+export interface LogPosition {
+  partition: number;
+  offset: string;
+}
+
+/**
+ * The position of each message from the send's acknowledgements, or undefined where it
+ * cannot be known (the partitioner did not see the message, or its partition's answer
+ * carries no offset: acks = 0). kafkajs puts a send's messages for one partition into
+ * one record batch, in the order given (offset deltas 0, 1, 2, …; a retry resends that
+ * same batch), and the broker answers with the batch's base offset: message i of the
+ * partition is at baseOffset + i.
+ */
+export function acknowledgedPositions(
+  messages: Message[],
+  acknowledged: RecordMetadata[],
+): (LogPosition | undefined)[] {
+  const base = new Map<string, bigint>();
+  for (const m of acknowledged)
+    if (m?.baseOffset !== undefined && BigInt(m.baseOffset) >= 0n)
+      base.set(`${m.topicName}\u0000${m.partition}`, BigInt(m.baseOffset));
+  const next = new Map<string, bigint>();
+  return messages.map((message) => {
+    const where = assigned.get(message);
+    if (!where) return undefined;
+    const key = `${where.topic}\u0000${where.partition}`;
+    const start = base.get(key);
+    if (start === undefined) return undefined;
+    const index = next.get(key) ?? 0n;
+    next.set(key, index + 1n);
+    return { partition: where.partition, offset: (start + index).toString() };
+  });
 }

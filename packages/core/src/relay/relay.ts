@@ -5,6 +5,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import { withTransaction } from '../db/transaction.ts';
 import {
+  OutboxError,
   ProducerRenewalRequiredError,
   TopicUnavailableError,
   UnknownAggregateTypeError,
@@ -18,16 +19,19 @@ import {
   describeError,
   isRowError,
   isTopicUnavailableError,
+  positionOf,
+  rememberPositions,
   rowsBatch,
+  type RelayAcks,
   type RoutedRow,
 } from './publish.ts';
 import { laneCount, laneShards, SendTurn, type Lane } from './lanes.ts';
+import { PublishSpans } from './publish-spans.ts';
 import { ShardAssigner } from './sharding.ts';
 import {
   awaitWritersInCommit,
   claimBatch,
-  claimShardBatch,
-  lockShards,
+  claimLockedShardBatch,
   markFailed,
   leaveMembership,
   markSleeping as sleepingMark,
@@ -97,6 +101,15 @@ export interface RelayOptions {
   /** Row backoff: base and cap, in seconds (default 1 s doubling to 5 min). */
   retryBaseSeconds?: number;
   retryMaxSeconds?: number;
+  /**
+   * The producer acks (default 'all'). 1 is UNSAFE and exists for the lab's lesson
+   * only: the relay marks rows sent once the partition leader alone has them, and a
+   * leader that dies before its followers copy them loses events the outbox marked
+   * sent; nothing retries them. It breaks the outbox's guarantee. kafkajs refuses acks
+   * other than all on an idempotent producer, so with 1 the producer (and every one
+   * `renewProducer` returns) must be built with `idempotent: false`.
+   */
+  acks?: RelayAcks;
   /** kafkajs request timeout for one produce (default 30 s). */
   produceTimeoutMs?: number;
   /** How long stop() waits for the batch in flight (default 30 s). */
@@ -136,6 +149,7 @@ export class OutboxRelay {
       | 'retryMaxSeconds'
       | 'produceTimeoutMs'
       | 'shutdownTimeoutMs'
+      | 'acks'
     >
   >;
   private readonly log: Logger;
@@ -168,7 +182,12 @@ export class OutboxRelay {
       retryMaxSeconds: options.retryMaxSeconds ?? 300,
       produceTimeoutMs: options.produceTimeoutMs ?? 30_000,
       shutdownTimeoutMs: options.shutdownTimeoutMs ?? 30_000,
+      acks: options.acks ?? 'all',
     };
+    if (this.opts.acks !== 'all' && options.producer.isIdempotent())
+      throw new OutboxError(
+        'acks = 1 needs a producer built with idempotent: false (kafkajs sends only acks = all on an idempotent one)',
+      );
     this.log = (options.log ?? silentLogger).child({ replicaId: this.replicaId });
     this.lanes = Array.from({ length: this.opts.lanes }, (_, index) => ({
       index,
@@ -188,6 +207,8 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.loop) return;
     await this.listener?.start();
+    // Heartbeats from here on are the assigner's timer's, not the ticks' (see start()).
+    this.assigner?.start();
     this.loop = Promise.all(this.lanes.map((lane) => this.run(lane))).then(() => undefined);
   }
 
@@ -303,16 +324,11 @@ export class OutboxRelay {
     client: PoolClient,
     wantedShards: number[] | undefined,
   ): Promise<TickResult> {
-    let query = claimBatch(this.opts.batchSize);
-    if (wantedShards) {
-      const locked = await client.query<{ shard: number }>(lockShards(wantedShards));
-      if (locked.rows.length === 0) return { claimed: 0, sent: 0, failed: 0, heldBack: 0 };
-      query = claimShardBatch(
-        locked.rows.map((r) => r.shard),
-        this.opts.batchSize,
-      );
-    }
-    const { rows } = await client.query<OutboxRow>(query);
+    const { rows } = await client.query<OutboxRow>(
+      wantedShards
+        ? claimLockedShardBatch(wantedShards, this.opts.batchSize)
+        : claimBatch(this.opts.batchSize),
+    );
     if (rows.length === 0) return { claimed: 0, sent: 0, failed: 0, heldBack: 0 };
 
     // Route each row; a row that fails holds back the later rows of its aggregate.
@@ -340,6 +356,8 @@ export class OutboxRelay {
         markSent(
           sent.map((s) => s.row.id),
           sent.map((s) => s.topic),
+          sent.map((s) => positionOf(s)?.partition ?? null),
+          sent.map((s) => positionOf(s)?.offset ?? null),
         ),
       );
     }
@@ -446,9 +464,21 @@ export class OutboxRelay {
     // InitProducerId per fault, and the appended batch may reach the topic twice
     // (at-least-once: consumers' inboxes catch it).
     if (needsRenewal(this.producer)) await this.renewProducer('the outcome of a send is unknown');
+    const spans = new PublishSpans(rows);
     try {
-      await sendAcknowledged(this.producer, rowsBatch(rows, this.opts.produceTimeoutMs));
+      const acknowledged = await sendAcknowledged(
+        this.producer,
+        rowsBatch(
+          rows,
+          this.opts.produceTimeoutMs,
+          (routed) => spans.headersOf(routed),
+          this.opts.acks,
+        ),
+      );
+      rememberPositions(rows, acknowledged);
+      spans.acknowledged();
     } catch (error) {
+      spans.failed(error);
       // Renewed at once if possible (the next tick starts clean); a renewal that fails
       // (Kafka still down) is asked for again before the next send, above.
       if (needsRenewal(this.producer) && this.options.renewProducer)

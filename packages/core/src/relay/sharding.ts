@@ -23,7 +23,7 @@ export interface ShardAssignerOptions {
  * heartbeating and its shards pass to the others once the TTL it wrote has run out.
  *
  * This only decides who *tries* which shard. Safety comes from the per-shard
- * advisory lock each claim takes (see lockShards): while two replicas disagree about
+ * advisory lock each claim takes (see claimLockedShardBatch): while two replicas disagree about
  * the membership, they still cannot relay one shard at the same time.
  */
 export class ShardAssigner {
@@ -32,6 +32,8 @@ export class ShardAssigner {
   private readonly heartbeatMs: number;
   private lastBeat = 0;
   private current: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -42,9 +44,42 @@ export class ShardAssigner {
     this.heartbeatMs = options.heartbeatMs ?? 1_000;
   }
 
-  /** The shards this replica should relay now (refreshed at most every heartbeatMs). */
+  /**
+   * Heartbeats every heartbeatMs in the background from now on, so that a tick only
+   * reads the shards (off the hot path: the two membership statements left the claim's
+   * round trips). A failed beat keeps the last view: safety never rests on the view (the
+   * claim's shard locks), and the next beat, or the TTL at the others, settles it.
+   */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.beating ??= this.beat()
+        .catch(() => undefined)
+        .finally(() => (this.beating = undefined));
+    }, this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Stops the background heartbeat (leave() ends the membership). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.beating;
+  }
+
+  /**
+   * The shards this replica should relay now. Started, the view the background beat
+   * keeps (the first call beats if none has yet); not started, it beats inline at most
+   * every heartbeatMs.
+   */
   async shards(now = Date.now()): Promise<number[]> {
-    if (now - this.lastBeat < this.heartbeatMs && this.current.length > 0) return this.current;
+    if (this.current.length > 0 && (this.timer || now - this.lastBeat < this.heartbeatMs))
+      return this.current;
+    await this.beat(now);
+    return this.current;
+  }
+
+  private async beat(now = Date.now()): Promise<void> {
     const { rows } = await this.pool.query<{ replica_id: string }>(
       heartbeatSharded(this.replicaId, this.ttlMs),
     );
@@ -57,11 +92,11 @@ export class ShardAssigner {
     );
     this.lastBeat = now;
     await this.pool.query(recordShards(this.replicaId, this.current));
-    return this.current;
   }
 
   /** Leaves the membership at shutdown, so the others take over at once. */
   async leave(): Promise<void> {
+    await this.stop();
     await this.pool.query(leaveMembership(this.replicaId));
     this.current = [];
   }

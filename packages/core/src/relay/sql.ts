@@ -42,25 +42,24 @@ export function claimBatch(limit: number): Query {
   };
 }
 
-/** The same claim restricted to shards this transaction holds. */
-export function claimShardBatch(shards: number[], limit: number): Query {
-  return {
-    text: `SELECT ${claimColumns} FROM outbox o WHERE o.shard = ANY($1::smallint[]) AND ${claimable}
-           ORDER BY o.id LIMIT $2 FOR UPDATE OF o SKIP LOCKED`,
-    values: [shards, limit],
-  };
-}
-
 /**
- * Takes the transaction-scoped advisory lock of each wanted shard that is free; the
- * locks end with the transaction. Two replicas can never relay the same shard at the
- * same time, whatever their views of the membership.
+ * The same claim over the wanted shards whose lock this transaction takes, in one
+ * statement: the CTE takes the transaction-scoped advisory lock of each wanted shard
+ * that is free (the locks end with the transaction), and only rows of those shards are
+ * claimed. Two replicas can never relay the same shard at the same time, whatever
+ * their views of the membership. MATERIALIZED (as a CTE with a volatile function is
+ * anyway) evaluates the locks once, before the claim; one statement instead of a lock
+ * query and then a claim saves a round trip per tick.
  */
-export function lockShards(shards: number[]): Query {
+export function claimLockedShardBatch(shards: number[], limit: number): Query {
   return {
-    text: `SELECT s::int AS shard FROM unnest($1::int[]) AS s
-           WHERE pg_try_advisory_xact_lock(hashtext('outbox_shard.' || current_schema()), s)`,
-    values: [shards],
+    text: `WITH locked AS MATERIALIZED (
+             SELECT s::smallint AS shard FROM unnest($1::int[]) AS s
+              WHERE pg_try_advisory_xact_lock(hashtext('outbox_shard.' || current_schema()), s))
+           SELECT ${claimColumns} FROM outbox o
+            WHERE o.shard = ANY (ARRAY(SELECT shard FROM locked)) AND ${claimable}
+            ORDER BY o.id LIMIT $2 FOR UPDATE OF o SKIP LOCKED`,
+    values: [shards, limit],
   };
 }
 
@@ -78,16 +77,26 @@ export function awaitWritersInCommit(): Query {
 }
 
 /**
- * Marks the whole batch sent in one UPDATE, remembering each row's topic. `sent_at` is
- * the time of this statement, after Kafka's ack: `now()` would be the claim's (the
+ * Marks the whole batch sent in one UPDATE, remembering each row's topic, and the
+ * partition and offset Kafka acknowledged for it where known (migration 000009; arrays
+ * shorter than `ids`, or null entries, leave them NULL: unnest pads). `sent_at` is the
+ * time of this statement, after Kafka's ack: `now()` would be the claim's (the
  * transaction's start), which lies before a produce that waited out an outage, and
  * made such events look published during it.
  */
-export function markSent(ids: string[], topics: string[]): Query {
+export function markSent(
+  ids: string[],
+  topics: string[],
+  partitions: (number | null)[] = [],
+  offsets: (string | null)[] = [],
+): Query {
   return {
-    text: `UPDATE outbox o SET sent_at = statement_timestamp(), topic = t.topic, error = NULL
-           FROM unnest($1::bigint[], $2::text[]) AS t(id, topic) WHERE o.id = t.id`,
-    values: [ids, topics],
+    text: `UPDATE outbox o SET sent_at = statement_timestamp(), topic = t.topic, error = NULL,
+             kafka_partition = t.kafka_partition, kafka_offset = t.kafka_offset
+           FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[])
+                AS t(id, topic, kafka_partition, kafka_offset)
+           WHERE o.id = t.id`,
+    values: [ids, topics, partitions, offsets],
   };
 }
 

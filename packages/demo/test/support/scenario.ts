@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { audit, FailurePoints, type AuditReport } from '@outbox/lab';
+import { freeSystemPorts } from '@outbox/testkit';
 import { startSystem, type System } from '../../src/index.ts';
 
 /** A whole backend (real processes) in its own schema, topic prefix and ports. */
@@ -9,18 +10,12 @@ export async function startScenarioSystem(label: string): Promise<{
   orders: OrderClient;
 }> {
   const id = `${label}_${randomBytes(3).toString('hex')}`;
-  // Five consecutive ports from a random base, away from the demo's 3000–3004.
-  const base = 20_000 + Math.floor(Math.random() * 2_000) * 10;
+  // Away from the demo's 3000–3004 and below the ephemeral range (testkit).
+  const ports = await freeSystemPorts();
   const system = await startSystem({
     schema: `scn_${id}`,
     topicPrefix: `scn-${id}.`,
-    ports: {
-      dashboard: base,
-      orderApi: base + 1,
-      worker1: base + 2,
-      worker2: base + 3,
-      consumer: base + 4,
-    },
+    ports,
     dashboard: false,
     env: { LOG_LEVEL: 'warn' },
     log: (line) => process.stderr.write(`[${label}] ${line}\n`),

@@ -21,6 +21,20 @@ export const FailurePoint = {
   connectKillMidStream: 'connect.kill_mid_stream',
   /** CDC: Kafka Connect is stopped until params.until (epoch ms), then started again. */
   connectDown: 'connect.down',
+  /**
+   * 3 brokers: the demo SIGKILLs the broker leading the busiest partition of
+   * orders.events and starts it again after params.seconds (default 10).
+   */
+  brokerKillLeader: 'broker.kill_leader',
+  /** 3 brokers: a follower of that partition is stopped (SIGSTOP) until params.until, then resumed. */
+  brokerStopFollower: 'broker.stop_follower',
+  /**
+   * 3 brokers, the deterministic form of the acks = 1 lesson: the partition's followers
+   * are stopped (SIGSTOP) so they copy nothing, a few seconds of traffic go to the leader
+   * alone, the leader is SIGKILLed, the followers resumed (one of them is elected), the
+   * old leader started again (it truncates what only it had).
+   */
+  brokerKillLeaderUnreplicated: 'broker.kill_leader_unreplicated',
 } as const;
 export type FailurePointName = (typeof FailurePoint)[keyof typeof FailurePoint];
 /** Every failure point's name, as a non-empty tuple (zod's enum takes it as it is). */

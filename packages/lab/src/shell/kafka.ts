@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import {
+  Kafka,
+  logLevel,
+  type Admin,
+  type KafkaConfig,
+  type LogEntry,
+  type SASLOptions,
+} from 'kafkajs';
 import type { TopicSpec } from '../demo/topics.ts';
 import type { Logger } from '@outbox/core';
 import { routeSockets, type KafkaRoutes } from '../chaos/kafka-routes.ts';
@@ -100,6 +107,25 @@ export async function ensureTopic(
   await ensureTopics(kafka, [{ topic, numPartitions }]);
 }
 
+/** Until every partition of `topics` has a leader in the metadata (at most `timeoutMs`). */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics });
+      const ready = metadata.topics.every(
+        (t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
+      );
+      if (ready && metadata.topics.length === topics.length) return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`no leaders for ${topics.join(', ')} in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /**
  * Creates the topics that are missing, as specified (demo: `demoTopicSpecs`). Idempotent
  * and safe to race: a topic another process created in between is not an error. An
@@ -116,8 +142,19 @@ export async function ensureTopics(kafka: Kafka, specs: TopicSpec[], log?: Logge
       try {
         await admin.createTopics({ waitForLeaders: true, topics: missing });
       } catch (error) {
+        const type = (error as { type?: string }).type;
         // Another process created one between our listing and our request.
-        if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+        if (type === 'TOPIC_ALREADY_EXISTS') {
+          // nothing to do
+        } else if (type === 'UNKNOWN_TOPIC_OR_PARTITION') {
+          // Created, but the broker's metadata did not list it yet when kafkajs waited
+          // for its leaders (it retries LEADER_NOT_AVAILABLE only): seen in CI with
+          // three creators racing on a loaded machine. Wait for the leaders ourselves.
+          await waitForLeaders(
+            admin,
+            missing.map((s) => s.topic),
+          );
+        } else throw error;
       }
     }
     const present = specs.filter((s) => existing.has(s.topic));

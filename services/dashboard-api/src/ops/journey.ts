@@ -1,5 +1,8 @@
+import { traceIdOf } from '@outbox/lab';
 import type { Pool } from 'pg';
 import type { DeliveryOutcome, Journey, OrderMode } from '../contract.ts';
+import { eventLegs } from '../traces/legs.ts';
+import type { SpanStore } from '../traces/span-store.ts';
 import { outboxColumns, toOutboxView, type OutboxDbRow } from './outbox-browser.ts';
 
 interface OrderRow {
@@ -54,7 +57,11 @@ const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
  * the reservations. Every lookup goes through an index of its table. Returns
  * undefined when nothing at all is known of the id.
  */
-export async function orderJourney(pool: Pool, orderId: string): Promise<Journey | undefined> {
+export async function orderJourney(
+  pool: Pool,
+  orderId: string,
+  spans?: SpanStore,
+): Promise<Journey | undefined> {
   const [orders, outbox, deliveries, reservations] = await Promise.all([
     pool.query<OrderRow>('SELECT * FROM orders WHERE id = $1::uuid', [orderId]),
     pool.query<OutboxDbRow>(
@@ -94,6 +101,8 @@ export async function orderJourney(pool: Pool, orderId: string): Promise<Journey
   const firstInbox = inbox.rows[0];
   const firstReservation = reservations.rows[0];
   const sent = outbox.rows.filter((r) => r.sent_at).length;
+  // The first row the broker acknowledged with an offset: where a lost event should be.
+  const acknowledged = outbox.rows.find((r) => r.kafka_offset !== null);
   return {
     orderId,
     order: order
@@ -131,6 +140,14 @@ export async function orderJourney(pool: Pool, orderId: string): Promise<Journey
       offset: i.kafka_offset,
       processedAt: i.processed_at.toISOString(),
     })),
+    tracing: {
+      spansReceived: spans?.status.spansReceived ?? 0,
+      tracesEvicted: spans?.status.tracesEvicted ?? 0,
+      lastReceivedAt: iso(
+        spans?.status.lastReceivedAt ? new Date(spans.status.lastReceivedAt) : null,
+      ),
+    },
+    traces: spans ? eventTraces(outbox.rows, spans) : [],
     reservations: reservations.rows.map((r) => ({
       id: r.id,
       sku: r.sku,
@@ -165,7 +182,9 @@ export async function orderJourney(pool: Pool, orderId: string): Promise<Journey
         detail: firstDelivery
           ? `${firstDelivery.topic} partition ${firstDelivery.kafka_partition} offset ${firstDelivery.kafka_offset}` +
             (deliveries.rows.length > 1 ? ` (${deliveries.rows.length} deliveries)` : '')
-          : 'not delivered (yet)',
+          : acknowledged
+            ? `not delivered (yet), though the broker acknowledged it at ${acknowledged.topic} partition ${acknowledged.kafka_partition} offset ${acknowledged.kafka_offset}`
+            : 'not delivered (yet)',
       },
       {
         step: 'inbox',
@@ -188,3 +207,34 @@ export async function orderJourney(pool: Pool, orderId: string): Promise<Journey
     ],
   };
 }
+
+/** The legs of each outbox event whose stored traceparent's trace reached the dashboard. */
+function eventTraces(rows: OutboxDbRow[], spans: SpanStore): Journey['traces'] {
+  const traces: Journey['traces'] = [];
+  for (const row of rows) {
+    const traceId = traceIdOf(row.headers?.traceparent);
+    if (!traceId) continue;
+    const trace = spans.trace(traceId);
+    if (!trace) continue;
+    const t = eventLegs(traceId, trace, row.id);
+    traces.push({
+      eventId: row.id,
+      eventType: row.event_type,
+      traceId,
+      spans: t.spans,
+      services: t.services,
+      legs: t.legs.map((l) =>
+        l ? { leg: l.leg, from: new Date(l.fromMs).toISOString(), ms: round(l.ms) } : null,
+      ),
+      deliveries: t.deliveries.map((d) => ({
+        service: d.service,
+        at: new Date(d.atMs).toISOString(),
+        duplicate: d.duplicate ?? null,
+      })),
+    });
+  }
+  return traces;
+}
+
+/** Milliseconds to the tenth: spans are timed to the microsecond, shown to 0.1 ms. */
+const round = (ms: number) => Math.round(ms * 10) / 10;

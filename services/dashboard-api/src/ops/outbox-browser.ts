@@ -17,11 +17,14 @@ export interface OutboxDbRow {
   next_attempt_at: Date;
   dead_lettered_at: Date | null;
   topic: string | null;
+  kafka_partition: number | null;
+  kafka_offset: string | null;
   shard: number;
 }
 
 export const outboxColumns = `id::text AS id, aggregate_type, aggregate_id, event_type, event_version,
-  payload, headers, created_at, sent_at, attempts, error, next_attempt_at, dead_lettered_at, topic, shard`;
+  payload, headers, created_at, sent_at, attempts, error, next_attempt_at, dead_lettered_at, topic,
+  kafka_partition, kafka_offset::text AS kafka_offset, shard`;
 
 /** A row's status as the browser filters it; the same conditions as `statusCondition`. */
 export function statusOf(
@@ -57,6 +60,8 @@ export function toOutboxView(r: OutboxDbRow): OutboxRowView {
     nextAttemptAt: r.next_attempt_at.toISOString(),
     deadLetteredAt: r.dead_lettered_at?.toISOString() ?? null,
     topic: r.topic,
+    kafkaPartition: r.kafka_partition,
+    kafkaOffset: r.kafka_offset,
     shard: r.shard,
     status: statusOf(r),
   };

@@ -1,8 +1,9 @@
 import { requeueQuery } from '@outbox/core';
-import { jsonBody, requestRelay } from '@outbox/lab';
+import { jsonBody, requestRelay, writeRelayAcks } from '@outbox/lab';
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
 import {
+  acksRequestSchema,
   armRequestSchema,
   failurePointNameSchema,
   modeRequestSchema,
@@ -78,6 +79,14 @@ export function controlRouter(deps: ControlDeps): Router {
   router.put('/api/traffic', counted('traffic'), control, ...body, async (req, res) => {
     const { rate } = parseOr400(trafficRequestSchema, req.body, 'body');
     await writeSetting(deps.pool, 'traffic_rate', rate);
+    res.json(await readSettings(deps.pool));
+  });
+
+  // The relay's producer acks: '1' is unsafe on purpose (the 3-broker lesson). Not a
+  // failure point: like the order mode it works with chaos off too.
+  router.put('/api/acks', counted('acks'), control, ...body, async (req, res) => {
+    const { acks } = parseOr400(acksRequestSchema, req.body, 'body');
+    await writeRelayAcks(deps.pool, acks);
     res.json(await readSettings(deps.pool));
   });
 

@@ -1,4 +1,4 @@
-import { audit } from '@outbox/lab';
+import { audit, sentNotDelivered } from '@outbox/lab';
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import { orderJourney } from '../ops/journey.ts';
 import { browseOutbox } from '../ops/outbox-browser.ts';
 import { readSettings } from '../settings/settings.ts';
 import type { StatsEngine } from '../stats/engine.ts';
+import type { SpanStore } from '../traces/span-store.ts';
 
 export interface ReadDeps {
   pool: Pool;
@@ -24,6 +25,7 @@ export interface ReadDeps {
   chaosEnabled: boolean;
   controlRequiresToken: boolean;
   settleSeconds: number;
+  spans: SpanStore;
 }
 
 const uuid = z.uuid();
@@ -67,7 +69,7 @@ export function readRouter(deps: ReadDeps): Router {
 
   router.get('/api/orders/:id/journey', async (req, res) => {
     const id = parseOr400(uuid, req.params.id, 'order id (a UUID)');
-    const journey = await orderJourney(deps.pool, id);
+    const journey = await orderJourney(deps.pool, id, deps.spans);
     if (!journey) throw new HttpError(404, `no order, outbox row or delivery for ${id}`);
     res.json(journey);
   });
@@ -76,9 +78,13 @@ export function readRouter(deps: ReadDeps): Router {
   router.get('/api/audit', async (req, res) => {
     const { settleSeconds = deps.settleSeconds } = parseOr400(auditQuery, req.query, 'query');
     const started = performance.now();
-    const report = await audit(deps.pool, { settleSeconds });
+    const [report, lost] = await Promise.all([
+      audit(deps.pool, { settleSeconds }),
+      sentNotDelivered(deps.pool, { settleSeconds }),
+    ]);
     const body: AuditResponse = {
       ...report,
+      sentNotDelivered: lost,
       settleSeconds,
       tookMs: Math.round(performance.now() - started),
     };

@@ -14,6 +14,8 @@ import { Rates } from './rates.ts';
 import { ReservationsTail } from './reservations.ts';
 import { ScenarioTracker } from './scenarios.ts';
 import type { ConsumerLagMonitor } from './consumer-lag.ts';
+import type { PrometheusAlertsMonitor } from './prometheus-alerts.ts';
+import type { KafkaClusterMonitor } from './kafka-cluster.ts';
 import { UndeliveredOrders } from './undelivered.ts';
 
 export interface StatsEngineOptions {
@@ -29,6 +31,10 @@ export interface StatsEngineOptions {
    * verdict: every one counts as published, not consumed (the bench runs without).
    */
   consumerLag?: ConsumerLagMonitor;
+  /** The alert rules' state from Prometheus (PROMETHEUS_URL); without it none is sent. */
+  prometheus?: PrometheusAlertsMonitor;
+  /** orders.events' brokers, leaders and ISR from Kafka; without it no `kafka` is sent. */
+  kafkaCluster?: KafkaClusterMonitor;
 }
 
 type Listener = (message: StatsMessage) => void;
@@ -235,7 +241,7 @@ export class StatsEngine {
     const published = fulfilled(pR);
     const gauges = fulfilled(gR);
     const procs = fulfilled(prR);
-    const { settings, relay } = fulfilled(sR);
+    const { settings, relay, brokerActions } = fulfilled(sR);
     // After the settings: the slot and Connect are read only while Debezium publishes.
     const cdc = await timed('cdc', readCdcView(pool, relay.active));
     const phantoms = await timed('phantoms', this.phantoms.next());
@@ -329,6 +335,10 @@ export class StatsEngine {
       latestAnomaly: s.latestAnomaly,
       chaosEnabled: this.options.chaosEnabled,
       ...(this.options.consumerLag ? { consumerGroup: this.options.consumerLag.view(now) } : {}),
+      ...(this.options.prometheus ? { prometheus: this.options.prometheus.view() } : {}),
+      ...(this.options.kafkaCluster
+        ? { kafka: { ...this.options.kafkaCluster.view(), actions: brokerActions } }
+        : {}),
     };
   }
 }

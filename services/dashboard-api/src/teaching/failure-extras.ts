@@ -7,6 +7,12 @@ export const OUTAGE_SECONDS = 10;
 /** Seconds the "Connect down" button keeps Kafka Connect stopped. */
 export const CONNECT_DOWN_SECONDS = 60;
 
+/** Seconds "Kill the partition leader" waits before it starts the broker again. */
+export const BROKER_RESTART_SECONDS = 10;
+
+/** Seconds "Stop a follower" keeps the follower stopped (SIGSTOP). */
+export const FOLLOWER_STOP_SECONDS = 20;
+
 /**
  * Per failure point: the shell equivalent, the table row it reproduces and, for a
  * window, how long a click keeps it open (default OUTAGE_SECONDS).
@@ -48,6 +54,19 @@ export const FAILURE_EXTRAS: Record<
     cli: `npm run chaos -- arm connect.down on --seconds ${CONNECT_DOWN_SECONDS}`,
     row: 'outage',
     seconds: CONNECT_DOWN_SECONDS,
+  },
+  'broker.kill_leader': {
+    cli: 'npm run chaos -- arm broker.kill_leader once',
+    row: 'leader_failover',
+  },
+  'broker.stop_follower': {
+    cli: `npm run chaos -- arm broker.stop_follower on --seconds ${FOLLOWER_STOP_SECONDS}`,
+    row: 'leader_failover',
+    seconds: FOLLOWER_STOP_SECONDS,
+  },
+  'broker.kill_leader_unreplicated': {
+    cli: 'npm run chaos -- acks 1 && npm run chaos -- arm broker.kill_leader_unreplicated once',
+    row: 'acks_one_lost',
   },
 };
 

@@ -100,4 +100,37 @@ export const FAILURE_POINTS: readonly FailurePointInfo[] = [
       'Watch "WAL retained" and the slot lag grow for a minute, then drain once Connect is back, with nothing lost.',
     scenario: null,
   },
+  {
+    name: 'broker.kill_leader',
+    label: 'Kill the partition leader',
+    kind: 'shot',
+    appliesTo: 'cluster',
+    description:
+      'The broker leading the busiest partition of orders.events is killed (SIGKILL) and started again 10 s later; a follower in the ISR takes over, and the relay’s sends in flight fail and are retried.',
+    watch:
+      'Watch the partition’s leader change and the ISR shrink, then grow back when the broker returns; with acks = all nothing is lost (at most duplicates, caught by the inbox).',
+    scenario: null,
+  },
+  {
+    name: 'broker.stop_follower',
+    label: 'Stop a follower 20 s',
+    kind: 'window',
+    appliesTo: 'cluster',
+    description:
+      'A follower of the busiest partition is frozen (SIGSTOP) for N seconds: it copies nothing, the leader drops it from the ISR, and 2 in-sync replicas still satisfy min.insync.replicas.',
+    watch:
+      'Watch the ISR shrink to 2 and publishing go on; after the resume the follower catches up and rejoins the ISR.',
+    scenario: null,
+  },
+  {
+    name: 'broker.kill_leader_unreplicated',
+    label: 'Kill the leader before replication',
+    kind: 'shot',
+    appliesTo: 'cluster',
+    description:
+      'The busiest partition’s followers are frozen so they copy nothing, a few seconds of traffic go to the leader alone, the leader is killed and the followers resumed: one of them is elected without those batches, and the old leader truncates them when it returns.',
+    watch:
+      'With acks = 1 (unsafe) watch "never published" rise: events the outbox marked sent are gone. With acks = all the same click loses nothing: the sends wait, the relay retries.',
+    scenario: null,
+  },
 ];

@@ -7,7 +7,14 @@ import { SCENARIOS as SEED_SCENARIOS } from './seed-scenarios.ts';
  * pitfalls. Each row says what happens and what the outbox + inbox do about it.
  */
 export type RowId =
-  ScenarioId | 'outage' | 'consumer_stalled' | 'duplicate' | 'double_processed' | 'reordering';
+  | ScenarioId
+  | 'outage'
+  | 'consumer_stalled'
+  | 'duplicate'
+  | 'double_processed'
+  | 'reordering'
+  | 'leader_failover'
+  | 'acks_one_lost';
 
 export interface ScenarioRow {
   id: RowId;
@@ -101,6 +108,28 @@ export const SCENARIO_ROWS: readonly ScenarioRow[] = [
     consequence: "Worker B publishes an order's OrderPaid before worker A its OrderCreated.",
     fix: 'Shard by hash(aggregate_id) and use aggregate_id as the partition key.',
     button: 'Run 2 unsharded workers',
+  },
+  {
+    id: 'leader_failover',
+    group: 'outbox',
+    title: 'acks = all, the partition leader killed (3 brokers)',
+    db: 'OK',
+    kafka: 'leader moves',
+    consequence:
+      'The sends in flight fail or time out; a follower in the ISR becomes leader with every acknowledged batch.',
+    fix: 'Nothing is marked sent before min.insync.replicas (2 of 3) have it: the relay retries, at most duplicates (the inbox).',
+    button: 'Kill the partition leader',
+  },
+  {
+    id: 'acks_one_lost',
+    group: 'outbox',
+    title: 'acks = 1, leader killed before its followers copied the batch (3 brokers)',
+    db: 'marked sent',
+    kafka: 'acked, then gone',
+    consequence:
+      'The leader alone acknowledged the batch, the relay marked the rows sent, the new leader never had them: lost, and nothing retries them.',
+    fix: 'acks = all (the relay’s default) with min.insync.replicas = 2: the broker’s half of the guarantee.',
+    button: 'Kill the leader before replication',
   },
 ];
 

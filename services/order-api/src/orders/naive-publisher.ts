@@ -3,6 +3,7 @@ import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   serializeEvent,
   toMessage,
+  traceHeaders,
   type Logger,
   type OutboxEvent,
 } from '@outbox/core';
@@ -53,6 +54,7 @@ export class NaivePublisher {
   prepare(event: OutboxEvent): NaiveEvent {
     const s = serializeEvent(validateEvent(event), DEFAULT_MAX_PAYLOAD_BYTES);
     const id = `naive-${randomUUID()}`;
+    // Traced: the message carries the request's context, as the outbox row would.
     const message = toMessage({
       id,
       aggregate_type: s.aggregateType,
@@ -60,7 +62,10 @@ export class NaivePublisher {
       event_type: s.eventType,
       event_version: s.eventVersion,
       payload: s.payloadJson,
-      headers: JSON.parse(s.headersJson) as Record<string, string>,
+      headers: {
+        ...(JSON.parse(s.headersJson) as Record<string, string>),
+        ...traceHeaders(),
+      },
       created_at: new Date(),
       attempts: 0,
     });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clientText, jsonBody } from '@outbox/lab';
+import { trace } from '@opentelemetry/api';
 import { Router, type Request, type Response } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
@@ -45,6 +46,11 @@ function eventHeaders(req: Request, res: Response): Record<string, string> {
   }
   const correlationId = given ?? randomUUID();
   res.set('X-Correlation-Id', correlationId);
+  // Traced (an OpenTelemetry SDK is on, see docs/tracing.md; sampled or not, the request
+  // then has a span): the server span has taken up the client's traceparent, and core's
+  // writer stores its own span's context, a child of this request. Not traced: the
+  // client's header is passed on as it came.
+  if (trace.getActiveSpan()) return { correlationId };
   const traceparent = req.get('traceparent');
   return traceparent !== undefined && HEADER_VALUE.test(traceparent)
     ? { correlationId, traceparent }
