@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Every package's `test` script, then the demo's 3-broker lessons (`test:cluster`).
+// Every package's `test` script, then the 3-broker tests (`test:cluster`: the demo's
+// lessons, the dashboard's Kafka panel).
 //
 // Default: one package after another in pnpm's order, as `npm test` (and .ci/run) has
 // always run them; each package's files run in parallel inside vitest where they may.
@@ -107,8 +108,8 @@ if (!args.includes('--lanes')) {
       for (const name of OWN_STACKS)
         lane += await run(name, recursive([name]), `${logDir}/test-lane-${name.split('/')[1]}.log`);
       lane += await run(
-        '@outbox/demo test:cluster',
-        recursive(['@outbox/demo'], 'test:cluster'),
+        'test:cluster',
+        recursive(['@outbox/demo', '@outbox/dashboard-api'], 'test:cluster'),
         `${logDir}/test-lane-demo-cluster.log`,
       );
       return lane;
