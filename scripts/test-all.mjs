@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Every package's `test` script, then the 3-broker tests (`test:cluster`: the demo's
-// lessons, the dashboard's Kafka panel).
+// lessons, the dashboard's Kafka panel, the consumer's group coordinator).
 //
 // Default: one package after another in pnpm's order, as `npm test` (and .ci/run) has
 // always run them; each package's files run in parallel inside vitest where they may.
@@ -109,7 +109,10 @@ if (!args.includes('--lanes')) {
         lane += await run(name, recursive([name]), `${logDir}/test-lane-${name.split('/')[1]}.log`);
       lane += await run(
         'test:cluster',
-        recursive(['@outbox/demo', '@outbox/dashboard-api'], 'test:cluster'),
+        recursive(
+          ['@outbox/demo', '@outbox/dashboard-api', '@outbox/inventory-consumer'],
+          'test:cluster',
+        ),
         `${logDir}/test-lane-demo-cluster.log`,
       );
       return lane;
