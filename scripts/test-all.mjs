@@ -113,7 +113,7 @@ if (!args.includes('--lanes')) {
           ['@outbox/demo', '@outbox/dashboard-api', '@outbox/inventory-consumer'],
           'test:cluster',
         ),
-        `${logDir}/test-lane-demo-cluster.log`,
+        `${logDir}/test-lane-cluster.log`,
       );
       return lane;
     })(),

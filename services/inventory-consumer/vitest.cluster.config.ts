@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.cluster.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 400_000,
+    testTimeout: 600_000,
     hookTimeout: 300_000,
     fileParallelism: false,
   },

@@ -53,36 +53,44 @@ export class ConsumerHealth {
     this.now = options.now ?? Date.now;
   }
 
-  /** Follows one kafkajs consumer's events (each restart builds a new consumer). */
-  watch(consumer: Consumer): void {
+  /**
+   * Follows one kafkajs consumer's events (each restart builds a new consumer). Returns
+   * what stops following it: a consumer being replaced must not speak for its successor.
+   */
+  watch(consumer: Consumer): () => void {
     const { events } = consumer;
-    consumer.on(events.GROUP_JOIN, (e) => {
-      this.joined = true;
-      this.state = 'running';
-      for (const listener of this.joinListeners) listener(e);
-    });
-    consumer.on(events.REBALANCING, () => {
-      this.joined = false;
-    });
-    consumer.on(events.FETCH_START, () => {
-      this.lastFetchAt ??= this.now();
-    });
-    consumer.on(events.FETCH, () => {
-      this.lastFetchAt = this.now();
-    });
-    consumer.on(events.CRASH, (e) => {
-      this.joined = false;
-      this.state = 'restarting';
-      this.lastCrash = {
-        at: this.now(),
-        error: String((e.payload.error as Error | undefined)?.message ?? e.payload.error),
-        restartedByKafkajs: e.payload.restart,
-      };
-    });
-    consumer.on(events.STOP, () => {
-      this.joined = false;
-      if (this.state !== 'restarting') this.state = 'stopped';
-    });
+    const removers = [
+      consumer.on(events.GROUP_JOIN, (e) => {
+        this.joined = true;
+        this.state = 'running';
+        for (const listener of this.joinListeners) listener(e);
+      }),
+      consumer.on(events.REBALANCING, () => {
+        this.joined = false;
+      }),
+      consumer.on(events.FETCH_START, () => {
+        this.lastFetchAt ??= this.now();
+      }),
+      consumer.on(events.FETCH, () => {
+        this.lastFetchAt = this.now();
+      }),
+      consumer.on(events.CRASH, (e) => {
+        this.joined = false;
+        this.state = 'restarting';
+        this.lastCrash = {
+          at: this.now(),
+          error: String((e.payload.error as Error | undefined)?.message ?? e.payload.error),
+          restartedByKafkajs: e.payload.restart,
+        };
+      }),
+      consumer.on(events.STOP, () => {
+        this.joined = false;
+        if (this.state !== 'restarting') this.state = 'stopped';
+      }),
+    ];
+    return () => {
+      for (const remove of removers) remove();
+    };
   }
 
   /** Called on every group join of every consumer watched (the ready line, rebalances). */

@@ -34,10 +34,11 @@ const REJOIN_ERROR_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** The group-membership error inside a kafkajs error chain, if there is one. */
-export function rejoinCause(error: unknown): Error | undefined {
+export function rejoinCause(error: unknown): (Error & { type: string }) | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 5; depth += 1) {
     const err = e as { type?: unknown; cause?: unknown };
-    if (typeof err.type === 'string' && REJOIN_ERROR_TYPES.has(err.type)) return e as Error;
+    if (typeof err.type === 'string' && REJOIN_ERROR_TYPES.has(err.type))
+      return e as Error & { type: string };
     e = err.cause;
   }
   return undefined;

@@ -7,6 +7,7 @@ import type {
   TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
 import type { ConsumerHealth } from './health.ts';
+import { rejoinCause } from './on-batch.ts';
 
 export interface SupervisedConsumerOptions {
   kafka: Kafka;
@@ -22,6 +23,11 @@ export interface SupervisedConsumerOptions {
   ) => (payload: EachBatchPayload) => Promise<void>;
   health: ConsumerHealth;
   log: Logger;
+  /**
+   * Offset commits refused with NOT_COORDINATOR, one after another, before the consumer
+   * is rebuilt (default 2: the first is left to kafkajs' rejoin, which usually mends it).
+   */
+  coordinatorRefusalsBeforeRebuild?: number;
   /** First delay before a rebuild; doubles on each failed one, up to `maxRestartDelayMs`. */
   restartDelayMs?: number;
   maxRestartDelayMs?: number;
@@ -35,12 +41,27 @@ export interface SupervisedConsumerOptions {
  * healthy and stay; it takes about a second, where a process restart re-runs tsx and
  * the migrations; and it works under any supervisor or none. A rebuild that fails (the
  * broker unreachable) is tried again with backoff, while /healthz says "restarting".
+ *
+ * It is also rebuilt, alive, when its offset commits keep going to a broker that is no
+ * longer the group's coordinator. Found in the 3-broker lesson (a CI run, and 1 local run
+ * of 2): the coordinator was SIGKILLed and started again; the consumer rejoined at the
+ * new coordinator, yet every later commit went to the old one and came back "This is not
+ * the correct coordinator for this group", through kafkajs' retries and its rejoins,
+ * until that node became coordinator again by chance; nothing was applied meanwhile.
+ * kafkajs 2.2.4 keeps the coordinator in its consumer's state; a new consumer (its own
+ * broker pool) looks it up afresh.
  */
 export class SupervisedConsumer {
   private consumer: Consumer | undefined;
+  /** Stops the health object following the current consumer's events. */
+  private unwatch: (() => void) | undefined;
   private stopping = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Ends a rebuild's wait at once (stop() during it). */
+  private wake: (() => void) | undefined;
   private delayMs: number;
+  /** The rebuild under way (timer set, or the old consumer leaving, or the new starting). */
+  private rebuilding: Promise<void> | undefined;
 
   constructor(private readonly options: SupervisedConsumerOptions) {
     this.delayMs = options.restartDelayMs ?? 1_000;
@@ -55,6 +76,8 @@ export class SupervisedConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
+    this.wake?.();
+    await this.rebuilding;
     await this.consumer?.disconnect();
   }
 
@@ -62,12 +85,32 @@ export class SupervisedConsumer {
     const { kafka, consumerConfig, topic, health, log } = this.options;
     const consumer = kafka.consumer(consumerConfig);
     this.consumer = consumer;
-    health.watch(consumer);
+    this.unwatch = health.watch(consumer);
     consumer.on(consumer.events.CRASH, (e) => {
       log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       if (!e.payload.restart) this.scheduleRebuild(consumer);
     });
-    const onBatch = this.options.handler((offsets) => consumer.commitOffsets(offsets));
+    let coordinatorRefusals = 0;
+    const onBatch = this.options.handler(async (offsets) => {
+      try {
+        await consumer.commitOffsets(offsets);
+        coordinatorRefusals = 0;
+      } catch (error) {
+        if (
+          consumer === this.consumer &&
+          rejoinCause(error)?.type === 'NOT_COORDINATOR_FOR_GROUP' &&
+          ++coordinatorRefusals >= (this.options.coordinatorRefusalsBeforeRebuild ?? 2)
+        ) {
+          log.warn(
+            { refusals: coordinatorRefusals },
+            'offset commits keep going to a broker that is not the coordinator: rebuilding the consumer',
+          );
+          coordinatorRefusals = 0;
+          this.scheduleRebuild(consumer);
+        }
+        throw error;
+      }
+    });
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
@@ -80,27 +123,39 @@ export class SupervisedConsumer {
     });
   }
 
-  private scheduleRebuild(crashed: Consumer): void {
-    if (this.stopping || crashed !== this.consumer) return;
+  /** Replaces `old` (crashed, or alive with a stale coordinator) with a new consumer. */
+  private scheduleRebuild(old: Consumer): void {
+    if (this.stopping || old !== this.consumer || this.rebuilding) return;
     const { health, log } = this.options;
+    // From now on the old consumer's events (its STOP, a late join) say nothing.
+    this.unwatch?.();
+    health.state = 'restarting';
     const delay = this.delayMs;
     this.delayMs = Math.min(this.delayMs * 2, this.options.maxRestartDelayMs ?? 30_000);
-    log.warn({ delayMs: delay }, 'kafkajs will not restart the consumer: rebuilding it');
-    this.timer = setTimeout(() => {
-      void (async () => {
-        // kafkajs already disconnected it; this only makes sure nothing is left.
-        await crashed.disconnect().catch(() => undefined);
-        if (this.stopping) return;
-        health.restarts += 1;
-        try {
-          await this.launch();
-          this.delayMs = this.options.restartDelayMs ?? 1_000;
-          log.info({ restarts: health.restarts }, 'consumer rebuilt and running');
-        } catch (error) {
-          log.error({ err: error }, 'could not rebuild the consumer; trying again');
-          this.scheduleRebuild(this.consumer ?? crashed);
-        }
-      })();
-    }, delay);
+    log.warn({ delayMs: delay }, 'rebuilding the kafkajs consumer');
+    this.rebuilding = new Promise<void>((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, delay);
+    }).then(async () => {
+      // A crashed one kafkajs already disconnected: this only makes sure nothing is
+      // left. A live one leaves the group, bounded: its runner may be retrying a join.
+      await Promise.race([
+        old.disconnect().catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, 10_000).unref()),
+      ]);
+      if (this.stopping) return;
+      health.restarts += 1;
+      try {
+        await this.launch();
+        this.delayMs = this.options.restartDelayMs ?? 1_000;
+        log.info({ restarts: health.restarts }, 'consumer rebuilt and running');
+      } catch (error) {
+        log.error({ err: error }, 'could not rebuild the consumer; trying again');
+        this.rebuilding = undefined;
+        this.scheduleRebuild(this.consumer ?? old);
+        return;
+      }
+      this.rebuilding = undefined;
+    });
   }
 }
