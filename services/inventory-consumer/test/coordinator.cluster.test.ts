@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { findRepoRoot, startCluster, type KafkaCluster } from '@outbox/dev-stack';
-import { startService, waitFor, type TestDb } from '@outbox/testkit';
+import { startService, waitFor, type ServiceProcess, type TestDb } from '@outbox/testkit';
 import { Kafka, logLevel, type Admin, type Message, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from './support/diagnostics.ts';
@@ -77,6 +77,34 @@ function startTraffic(producer: Producer, topic: string) {
   };
 }
 
+/** Waits until the consumer has applied its first 40 events. */
+async function consumerApplying(db: TestDb): Promise<void> {
+  await waitFor(async () => (await appliedCount(db)) >= 40, {
+    what: 'the consumer applying events',
+    timeoutMs: 90_000,
+    intervalMs: 500,
+  });
+}
+
+/** Stops the traffic and expects every event it sent applied, by a consumer still running. */
+async function expectEveryEventApplied(
+  db: TestDb,
+  traffic: ReturnType<typeof startTraffic>,
+  consumer: ServiceProcess,
+): Promise<void> {
+  await traffic.stop();
+  log(`traffic stopped: ${traffic.sent.size} events sent`);
+  await waitFor(async () => (await appliedCount(db)) >= traffic.sent.size, {
+    what: `all ${traffic.sent.size} events applied`,
+    timeoutMs: 120_000,
+    intervalMs: 1_000,
+  }).catch(() => undefined);
+  const applied = await appliedCount(db);
+  log(`${applied} of ${traffic.sent.size} applied`);
+  expect(applied).toBe(traffic.sent.size);
+  expect(consumer.child.exitCode).toBeNull();
+}
+
 /** Distinct events the consumer recorded a delivery of. */
 async function appliedCount(db: TestDb): Promise<number> {
   const { rows } = await db.pool.query<{ n: number }>(
@@ -89,13 +117,13 @@ describe('inventory-consumer: its group coordinator dies or moves (3 brokers)', 
   const fx = useConsumerFixture(kafka);
 
   /**
-   * Found by a fresh-clone CI run of the 3-broker lesson: the busiest partition's leader
-   * was also the consumer group's coordinator. After it was SIGKILLed and started again,
-   * every offset commit came back "This is not the correct coordinator for this group"
-   * for 40 s and the consumer applied nothing more. The lesson's clicks, reproduced here
-   * (the coordinator leads every partition, its followers frozen 3 s, SIGKILL, started
-   * again 10 s later), have not made that stall happen again in this test; it guards the
-   * path all the same.
+   * The 3-broker lesson's clicks on the consumer alone: the coordinator leads every
+   * partition, its followers are frozen 3 s, it is SIGKILLed and started again 10 s
+   * later. In the lesson (a CI run; 1 local run of 2) this left the consumer committing
+   * to the old coordinator for good, until supervised-consumer.ts rebuilt it on such
+   * refusals. Here, with the consumer alone, that stall has not shown up in 4 runs on the
+   * old code (seeded with the coordinator or not): it guards the path, it does not
+   * reproduce the stall.
    */
   it('goes on applying every event after its coordinator was killed and started again', async () => {
     const admin = kafka.admin();
@@ -113,11 +141,7 @@ describe('inventory-consumer: its group coordinator dies or moves (3 brokers)', 
     reportOnFailure(consumer);
     const traffic = startTraffic(fx.producer, fx.topic);
     try {
-      await waitFor(async () => (await appliedCount(fx.db)) >= 40, {
-        what: 'the consumer applying events',
-        timeoutMs: 90_000,
-        intervalMs: 500,
-      });
+      await consumerApplying(fx.db);
       expect(await coordinatorOf(admin, groupId)).toBe(coordinator);
       await cluster!.leadAll(fx.topic, coordinator);
       await sleep(3_000);
@@ -136,17 +160,7 @@ describe('inventory-consumer: its group coordinator dies or moves (3 brokers)', 
         `node ${coordinator} is back; ${await appliedCount(fx.db)} of ${traffic.sent.size} applied`,
       );
       await sleep(5_000);
-      await traffic.stop();
-      log(`traffic stopped: ${traffic.sent.size} events sent`);
-      await waitFor(async () => (await appliedCount(fx.db)) >= traffic.sent.size, {
-        what: `all ${traffic.sent.size} events applied`,
-        timeoutMs: 120_000,
-        intervalMs: 1_000,
-      }).catch(() => undefined);
-      const applied = await appliedCount(fx.db);
-      log(`${applied} of ${traffic.sent.size} applied`);
-      expect(applied).toBe(traffic.sent.size);
-      expect(consumer.child.exitCode).toBeNull();
+      await expectEveryEventApplied(fx.db, traffic, consumer);
     } finally {
       await traffic.stop();
       await admin.disconnect();
@@ -163,11 +177,7 @@ describe('inventory-consumer: its group coordinator dies or moves (3 brokers)', 
     await admin.connect();
     const traffic = startTraffic(fx.producer, fx.topic);
     try {
-      await waitFor(async () => (await appliedCount(fx.db)) >= 40, {
-        what: 'the consumer applying events',
-        timeoutMs: 90_000,
-        intervalMs: 500,
-      });
+      await consumerApplying(fx.db);
       const groupId = `${fx.prefix}inventory`;
       const coordinator = await coordinatorOf(admin, groupId);
       const next = coordinator === 3 ? 1 : coordinator + 1;
@@ -180,27 +190,10 @@ describe('inventory-consumer: its group coordinator dies or moves (3 brokers)', 
         `node ${await coordinatorOf(admin, groupId)} coordinates ${groupId}; ${await appliedCount(fx.db)} of ${traffic.sent.size} applied`,
       );
       await sleep(10_000);
-      await traffic.stop();
-      log(`traffic stopped: ${traffic.sent.size} events sent`);
-      await waitFor(async () => (await appliedCount(fx.db)) >= traffic.sent.size, {
-        what: `all ${traffic.sent.size} events applied`,
-        timeoutMs: 120_000,
-        intervalMs: 1_000,
-      }).catch(() => undefined);
-      const applied = await appliedCount(fx.db);
-      log(`${applied} of ${traffic.sent.size} applied`);
-      expect(applied).toBe(traffic.sent.size);
-      expect(consumer.child.exitCode).toBeNull();
+      await expectEveryEventApplied(fx.db, traffic, consumer);
     } finally {
       await traffic.stop();
       await admin.disconnect();
     }
   }, 600_000);
-
-  /**
-   * Found by a fresh-clone CI run of the 3-broker lesson: the busiest partition's leader
-   * was also the consumer group's coordinator. After it was SIGKILLed and started again,
-   * every offset commit went to it and came back "This is not the correct coordinator
-   * for this group", and the consumer applied nothing more.
-   */
 });
