@@ -53,14 +53,27 @@ describe('the relay membership heartbeat runs off the ticks', () => {
       },
       { what: 'the relay asleep' },
     );
-    const later = await waitFor(
+    // Its first sleep can be cut short once: the wake-up listener's connect wakes it to
+    // look for rows inserted before it listened, and each switch of the flag also writes
+    // heartbeat_at (a CI run read that switch's "awake" row for a beat, 1 local run in 6).
+    // So: two beats in a row, well after the first sleep, both while asleep. In the
+    // 60 s sleep nothing but the heartbeat timer writes the row.
+    const settled = asleep.at.getTime() + 2_000;
+    const first = await waitFor(
       async () => {
         const beat = await heartbeat(relay.replicaId);
-        return beat && beat.at > asleep.at ? beat : undefined;
+        return beat && beat.at.getTime() > settled ? beat : undefined;
       },
       { what: 'a heartbeat while asleep', timeoutMs: 10_000 },
     );
-    expect(later.sleeping).toBe(true);
+    const later = await waitFor(
+      async () => {
+        const beat = await heartbeat(relay.replicaId);
+        return beat && beat.at > first.at ? beat : undefined;
+      },
+      { what: 'the next heartbeat while asleep', timeoutMs: 10_000 },
+    );
+    expect([first.sleeping, later.sleeping]).toEqual([true, true]);
     await relay.stop();
     // Stopped: it left the membership, and no beat brings it back.
     await new Promise((r) => setTimeout(r, 1_500));
