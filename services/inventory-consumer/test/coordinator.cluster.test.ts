@@ -185,7 +185,10 @@ describe('inventory-consumer: its group coordinator dies or moves (3 brokers)', 
       // connected (as auto.leader.rebalance does in a real cluster).
       log(`node ${coordinator} coordinates ${groupId}: moving it to node ${next}`);
       await cluster!.leadAll('__consumer_offsets', next);
-      expect(await coordinatorOf(admin, groupId)).toBe(next);
+      // The election is done; the brokers' metadata follows within moments.
+      await waitFor(async () => (await coordinatorOf(admin, groupId)) === next, {
+        what: `node ${next} coordinating ${groupId}`,
+      });
       log(
         `node ${await coordinatorOf(admin, groupId)} coordinates ${groupId}; ${await appliedCount(fx.db)} of ${traffic.sent.size} applied`,
       );
