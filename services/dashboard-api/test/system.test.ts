@@ -190,6 +190,10 @@ describe('dashboard-api on the running system', () => {
   });
 
   it('kill mid-publish: the worker restarts, the inbox catches the duplicates, counters match audit()', async () => {
+    // The previous test's traffic drained first: the kill must hit a send of this test's
+    // orders, whose journeys are searched below (a CI run timed out on "a trace with the
+    // duplicate delivery", as did 1 local run of 2).
+    await stats('the outbox drained', (s) => s.outbox.pending === 0);
     const armed = await request(dashboard, '/api/failure-points/worker.kill_mid_publish', {
       method: 'POST',
       json: { mode: 'once' },

@@ -191,6 +191,74 @@ describe('the order journey: legs from the spans posted to /v1/traces', () => {
     expect(trace.deliveries.every((d) => d.service === 'inventory-consumer')).toBe(true);
   });
 
+  /**
+   * Found by a fresh-clone CI run (system.test's kill mid-publish: "timed out waiting for
+   * a trace with the duplicate delivery"): the worker killed mid-publish had not exported
+   * its send's span, so the first delivery's parent was missing from the trace and the
+   * journey counted one delivery. A consumer span that names the event counts as well.
+   */
+  it("counts a delivery whose send's span never arrived (its worker was killed)", async () => {
+    const { orderId, outboxId } = await createOrder(db.pool);
+    const traceId = hex(16);
+    const [request, append, lost, again, consume, check, consume2, check2] = Array.from(
+      { length: 8 },
+      () => hex(8),
+    ) as [string, string, string, string, string, string, string, string];
+    await db.pool.query(
+      `UPDATE outbox SET headers = jsonb_build_object('traceparent', $2::text) WHERE id = $1`,
+      [outboxId, `00-${traceId}-${append}-01`],
+    );
+    const t0 = Date.now() - 1000;
+    const eventId = String(outboxId);
+    const delivery = (id: string, parent: string, start: number) => ({
+      id,
+      parent,
+      name: 'orders.events process',
+      kind: 5,
+      start,
+      end: start + 2,
+      attributes: { 'outbox.event_id': eventId },
+    });
+    const inbox = (id: string, parent: string, start: number, duplicate: boolean) => ({
+      id,
+      parent,
+      name: 'inbox.check',
+      kind: 1,
+      start,
+      end: start + 1,
+      attributes: { 'outbox.inbox.duplicate': duplicate },
+    });
+    const body = exportOf(traceId, {
+      'order-api': [
+        { id: request, name: 'POST /orders', kind: 2, start: t0, end: t0 + 4 },
+        { id: append, parent: request, name: 'outbox.append', kind: 1, start: t0 + 1, end: t0 + 2 },
+      ],
+      // Only the second send: the first one's process died before exporting (`lost`).
+      'publisher-worker': [
+        {
+          id: again,
+          parent: append,
+          name: 'outbox.publish orders.events',
+          kind: 4,
+          start: t0 + 400,
+          end: t0 + 402,
+          attributes: { 'outbox.event_id': eventId },
+        },
+      ],
+      'inventory-consumer': [
+        delivery(consume, lost, t0 + 20),
+        inbox(check, consume, t0 + 20.5, false),
+        delivery(consume2, again, t0 + 410),
+        inbox(check2, consume2, t0 + 410.5, true),
+      ],
+    });
+    expect((await dash.request('/v1/traces', { json: body })).status).toBe(200);
+    const journey = journeySchema.parse(
+      (await dash.request(`/api/orders/${orderId}/journey`)).body,
+    );
+    expect(journey.traces[0]?.deliveries.map((d) => d.duplicate)).toEqual([false, true]);
+  });
+
   it('a trace still under way: the legs not reached yet are null', async () => {
     const { orderId, outboxId } = await createOrder(db.pool);
     const traceId = hex(16);

@@ -73,8 +73,14 @@ export function eventLegs(
   const publishes = (mine.length > 0 ? mine : producers).sort(byStart);
   const acked = publishes.find((s) => s.statusCode !== 2) ?? publishes[0];
   const publishIds = new Set(publishes.map((s) => s.spanId));
+  // A handling of this event: below one of its sends, or naming it (the consumer sets
+  // the event id): a worker killed mid-publish may never have exported its send's span.
   const consumes = spans
-    .filter((s) => s.kind === 'consumer' && s.parentSpanId && publishIds.has(s.parentSpanId))
+    .filter(
+      (s) =>
+        s.kind === 'consumer' &&
+        ((s.parentSpanId && publishIds.has(s.parentSpanId)) || s.attributes[EVENT_ID] === eventId),
+    )
     .sort(byStart);
   const first = consumes[0];
   const below = first ? descendants(first) : [];
