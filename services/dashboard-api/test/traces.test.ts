@@ -58,6 +58,13 @@ describe('the order journey: legs from the spans posted to /v1/traces', () => {
     db = await createTestDb({ stock: 100, max: 4 });
     dash = await startTestDashboard(db);
   });
+  /** The order's outbox row carries the traceparent of `spanId` (its append), as order-api writes it. */
+  const stampTraceparent = (outboxId: unknown, traceId: string, spanId: string) =>
+    db.pool.query(
+      `UPDATE outbox SET headers = jsonb_build_object('traceparent', $2::text) WHERE id = $1`,
+      [outboxId, `00-${traceId}-${spanId}-01`],
+    );
+
   afterAll(async () => {
     await dash?.close();
     await db?.close();
@@ -87,10 +94,7 @@ describe('the order journey: legs from the spans posted to /v1/traces', () => {
       string,
       string,
     ];
-    await db.pool.query(
-      `UPDATE outbox SET headers = jsonb_build_object('traceparent', $2::text) WHERE id = $1`,
-      [outboxId, `00-${traceId}-${append}-01`],
-    );
+    await stampTraceparent(outboxId, traceId, append);
     const t0 = Date.now() - 1000;
     const eventId = String(outboxId);
     const body = exportOf(traceId, {
@@ -204,10 +208,7 @@ describe('the order journey: legs from the spans posted to /v1/traces', () => {
       { length: 8 },
       () => hex(8),
     ) as [string, string, string, string, string, string, string, string];
-    await db.pool.query(
-      `UPDATE outbox SET headers = jsonb_build_object('traceparent', $2::text) WHERE id = $1`,
-      [outboxId, `00-${traceId}-${append}-01`],
-    );
+    await stampTraceparent(outboxId, traceId, append);
     const t0 = Date.now() - 1000;
     const eventId = String(outboxId);
     const delivery = (id: string, parent: string, start: number) => ({
@@ -263,10 +264,7 @@ describe('the order journey: legs from the spans posted to /v1/traces', () => {
     const { orderId, outboxId } = await createOrder(db.pool);
     const traceId = hex(16);
     const request = hex(8);
-    await db.pool.query(
-      `UPDATE outbox SET headers = jsonb_build_object('traceparent', $2::text) WHERE id = $1`,
-      [outboxId, `00-${traceId}-${request}-01`],
-    );
+    await stampTraceparent(outboxId, traceId, request);
     const t0 = Date.now();
     await dash.request('/v1/traces', {
       json: exportOf(traceId, {
